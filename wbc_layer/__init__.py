@@ -1,0 +1,36 @@
+"""wbc_layer: a whole-body QP controller for floating-base robots in contact.
+
+It depends on pinocchio, proxsuite, qpsolvers and numpy only: no simulator, no RL framework.
+"""
+
+from wbc_layer.config import ContactConfig, ControllerConfig, controller_config_from_dict
+from wbc_layer.contacts import Contact, FootContact, PointContact
+from wbc_layer.controller import WholeBodyController
+from wbc_layer.errors import ConfigError, QPSolveError, RobotModelError, WBCError
+from wbc_layer.gravity_compensation import StaticSolution, gravity_compensation
+from wbc_layer.layout import QPLayout
+from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
+from wbc_layer.result import WBCResult
+from wbc_layer.robot_model import RobotModel
+
+__all__ = [
+    "ConfigError",
+    "Contact",
+    "ContactConfig",
+    "ControllerConfig",
+    "FootContact",
+    "PointContact",
+    "ProxsuiteSolver",
+    "QPLayout",
+    "QPProblem",
+    "QPSolveError",
+    "RobotModel",
+    "RobotModelError",
+    "StaticSolution",
+    "WBCError",
+    "WBCResult",
+    "WholeBodyController",
+    "controller_config_from_dict",
+    "gravity_compensation",
+    "solve_with_qpsolvers",
+]

@@ -1,0 +1,108 @@
+"""Controller configuration: everything robot-specific comes from here, nothing is hard-coded.
+
+Defaults live in code (frozen dataclasses); :func:`controller_config_from_dict` builds one from
+plain data (a YAML file's content) and rejects unknown keys with the list of valid ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from wbc_layer.errors import ConfigError
+
+CONTACT_KINDS = ("foot", "point")
+
+
+@dataclass(frozen=True)
+class ContactConfig:
+    """One contact. ``kind="foot"``: 6D wrench on a rectangle; ``"point"``: 3D force.
+
+    Units: forces [N], lengths [m]; ``normal`` (point contacts) in world axes, into the robot.
+    """
+
+    name: str
+    frame: str
+    kind: str = "foot"
+    friction_coefficient: float = 0.7
+    min_normal_force: float = 0.0
+    max_normal_force: float = 2000.0
+    half_length: float = 0.1
+    half_width: float = 0.05
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    mode: str = "supporting"
+    active: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONTACT_KINDS:
+            raise ConfigError(f"contact {self.name!r}: kind must be one of {CONTACT_KINDS}, got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Gains [1/s^2, 1/s], weights [-], and the QP's settings.
+
+    Attributes:
+        contacts: the robot's contacts (all of them; switch them with ``active``).
+        torso_frame: frame whose orientation the torso task holds upright.
+        com_*, posture_*, torso_*: PD gains and weights of the CoM, posture and torso tasks.
+        force_weight: weight of each contact-force tracking task when it is on.
+        qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``.
+        friction_facets: facets of each friction pyramid.
+        eps_abs: QP residual tolerance.
+    """
+
+    contacts: tuple[ContactConfig, ...] = ()
+    torso_frame: str = "torso"
+    com_kp: float = 30.0
+    com_kd: float = 11.0
+    com_weight: float = 1000.0
+    posture_kp: float = 50.0
+    posture_kd: float = 14.0
+    posture_weight: float = 1.0
+    torso_kp: float = 100.0
+    torso_kd: float = 20.0
+    torso_weight: float = 10.0
+    force_weight: float = 1e-2
+    qdd_regularisation: float = 1e-4
+    force_regularisation: float = 1e-6
+    friction_facets: int = 4
+    eps_abs: float = 1e-9
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not value >= 0:
+                raise ConfigError(f"controller setting {f.name} must be >= 0 and finite, got {value}")
+        if self.friction_facets < 3:
+            raise ConfigError(f"friction_facets must be >= 3, got {self.friction_facets}")
+        names = [c.name for c in self.contacts]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"contact names must be unique, got {names}")
+
+    def with_overrides(self, **overrides: Any) -> "ControllerConfig":
+        """A copy with some fields replaced; unknown names raise :class:`ConfigError`."""
+        _check_keys("controller setting", overrides, ControllerConfig)
+        return replace(self, **overrides)
+
+
+def controller_config_from_dict(data: dict[str, Any]) -> ControllerConfig:
+    """Build a :class:`ControllerConfig` from plain data; unknown keys are errors."""
+    data = dict(data)
+    _check_keys("controller setting", data, ControllerConfig)
+    contacts = []
+    for item in data.pop("contacts", ()):
+        _check_keys("contact setting", item, ContactConfig)
+        if "normal" in item:
+            item = {**item, "normal": tuple(item["normal"])}
+        contacts.append(ContactConfig(**item))
+    return ControllerConfig(contacts=tuple(contacts), **data)
+
+
+def _check_keys(kind: str, data: dict[str, Any], cls: type) -> None:
+    valid = [f.name for f in fields(cls)]
+    unknown = sorted(set(data) - set(valid))
+    if unknown:
+        raise ConfigError(f"unknown {kind}(s) {unknown}; valid ones are: {', '.join(valid)}")
+
+

@@ -1,0 +1,203 @@
+"""Contacts: what a contact force may be (constraint rows) and how the contact moves.
+
+A contact owns its force variables in the QP (see :mod:`wbc_layer.layout`) and contributes
+
+- a motion constraint ``J qdd = -Jdot v`` (its point/frame does not accelerate), and
+- inequality rows ``G f <= h`` on its own force: unilateral normal force (with min/max),
+  a linearised friction pyramid with ``n`` facets inscribed in the Coulomb cone
+  (seed 004, eq. friction_approx1), and for a flat foot the centre-of-pressure bounds
+  inside the sole rectangle (seed 004, eq. moment_constraint).
+
+A contact is *supporting* (its force is free, used to balance) or *controlled* (its force
+tracks a target through a :class:`wbc_layer.tasks.ContactForceTask`; seed 001). An inactive
+contact's force is held at zero and it may move (a lifted foot).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from wbc_layer.errors import ConfigError
+from wbc_layer.robot_model import RobotModel
+
+CONTACT_MODES = ("supporting", "controlled")
+
+
+@dataclass
+class Contact:
+    """Parameters shared by all contacts.
+
+    Attributes:
+        name: unique name, used to switch the contact and to report its force.
+        frame: robot frame (MJCF site) at the contact point / sole centre.
+        friction_coefficient: Coulomb coefficient the controller assumes (choose it below the
+            real one) [-].
+        min_normal_force, max_normal_force: bounds on the normal force while active [N].
+        active: whether the contact exists now.
+        mode: ``"supporting"`` or ``"controlled"``.
+    """
+
+    name: str
+    frame: str
+    friction_coefficient: float = 0.7
+    min_normal_force: float = 0.0
+    max_normal_force: float = 2000.0
+    active: bool = True
+    mode: str = "supporting"
+
+    dim = 0  # force dimension, set by subclasses
+
+    def __post_init__(self) -> None:
+        if self.mode not in CONTACT_MODES:
+            raise ConfigError(f"contact {self.name!r}: mode must be one of {CONTACT_MODES}, got {self.mode!r}")
+        if not (math.isfinite(self.friction_coefficient) and self.friction_coefficient >= 0):
+            raise ConfigError(f"contact {self.name!r}: friction_coefficient must be >= 0")
+        if not 0 <= self.min_normal_force <= self.max_normal_force:
+            raise ConfigError(
+                f"contact {self.name!r}: need 0 <= min_normal_force <= max_normal_force, got "
+                f"{self.min_normal_force}, {self.max_normal_force}"
+            )
+
+    # -- to be provided by subclasses -------------------------------------------------------
+    def jacobian(self, robot: RobotModel) -> np.ndarray:
+        """(dim, nv) Jacobian mapping ``v`` to the contact's velocity in force coordinates."""
+        raise NotImplementedError
+
+    def drift(self, robot: RobotModel) -> np.ndarray:
+        """(dim,) ``Jdot v`` in force coordinates."""
+        raise NotImplementedError
+
+    def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(G (m, dim), h (m,))`` with ``G f <= h`` for an active contact."""
+        raise NotImplementedError
+
+    def normal_force(self, force: np.ndarray) -> float:
+        """Normal component of this contact's force vector [N]."""
+        raise NotImplementedError
+
+    def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
+        """(3,) force on the robot in world axes [N]."""
+        raise NotImplementedError
+
+    # -- shared -----------------------------------------------------------------------------
+    def _friction_rows(self, n_facets: int) -> np.ndarray:
+        """(n_facets, 3) rows ``[cos a, sin a, -mu cos(pi/n)]`` on ``(f_t1, f_t2, f_n)``.
+
+        The pyramid is inscribed in the cone ``|f_t| <= mu f_n``: its edges lie on the cone and
+        its facets are at distance ``mu cos(pi/n) f_n`` from the axis, so every force it allows
+        is inside the real cone.
+        """
+        if n_facets < 3:
+            raise ConfigError(f"friction pyramid needs at least 3 facets, got {n_facets}")
+        angles = 2.0 * np.pi * np.arange(n_facets) / n_facets
+        inner = self.friction_coefficient * math.cos(math.pi / n_facets)
+        return np.column_stack([np.cos(angles), np.sin(angles), np.full(n_facets, -inner)])
+
+    def _normal_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows on ``f_n``: ``-f_n <= -min`` and ``f_n <= max``."""
+        return np.array([-1.0, 1.0]), np.array([-self.min_normal_force, self.max_normal_force])
+
+
+@dataclass
+class FootContact(Contact):
+    """Flat rectangular contact with a 6D wrench ``f = [f_x, f_y, f_z, m_x, m_y, m_z]``.
+
+    The wrench acts at ``frame``'s origin, the sole centre, and is expressed in the frame's
+    axes (``z`` the sole normal pointing into the robot) [N, N m]. The centre of pressure
+    ``(-m_y / f_z, m_x / f_z)`` stays inside ``[-half_length, half_length] x
+    [-half_width, half_width]`` [m]. The yaw moment is bounded by ``|m_z| <= mu_t f_z`` with
+    the conservative torsional coefficient ``mu_t = mu min(half_length, half_width) / 2`` [m]:
+    without a bound, opposite yaw moments of two feet cancel in the dynamics and cost nothing,
+    and the solver may ask for ones the ground cannot give.
+    """
+
+    half_length: float = 0.1
+    half_width: float = 0.05
+
+    dim = 6
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not (self.half_length > 0 and self.half_width > 0):
+            raise ConfigError(f"contact {self.name!r}: foot half_length and half_width must be > 0")
+
+    def jacobian(self, robot: RobotModel) -> np.ndarray:
+        return robot.frame_jacobian(self.frame, local=True)
+
+    def drift(self, robot: RobotModel) -> np.ndarray:
+        return robot.frame_drift(self.frame, local=True)
+
+    def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
+        friction = self._friction_rows(n_facets)
+        normal_g, normal_h = self._normal_rows()
+        a, b = self.half_length, self.half_width
+        G = np.zeros((n_facets + 2 + 6, 6))
+        G[:n_facets, :3] = friction
+        G[n_facets : n_facets + 2, 2] = normal_g
+        cop = G[n_facets + 2 :]
+        cop[0, [2, 4]] = [-a, -1.0]  # -m_y <= a f_z  (CoP x <= a)
+        cop[1, [2, 4]] = [-a, 1.0]  # m_y <= a f_z   (CoP x >= -a)
+        cop[2, [2, 3]] = [-b, 1.0]  # m_x <= b f_z   (CoP y <= b)
+        cop[3, [2, 3]] = [-b, -1.0]  # -m_x <= b f_z (CoP y >= -b)
+        torsion = 0.5 * self.friction_coefficient * min(a, b)
+        cop[4, [2, 5]] = [-torsion, 1.0]  # m_z <= mu_t f_z
+        cop[5, [2, 5]] = [-torsion, -1.0]  # -m_z <= mu_t f_z
+        h = np.concatenate([np.zeros(n_facets), normal_h, np.zeros(6)])
+        return G, h
+
+    def normal_force(self, force: np.ndarray) -> float:
+        return float(force[2])
+
+    def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
+        return robot.frame_placement(self.frame).rotation @ force[:3]
+
+
+@dataclass
+class PointContact(Contact):
+    """Point contact with a 3D force in world axes ``f = [f_x, f_y, f_z]`` [N].
+
+    ``normal`` (3,) is the environment surface's normal in world axes, pointing into the robot
+    (a wall on the robot's right, pushed by the right hand: ``(0, 1, 0)``).
+    """
+
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+
+    dim = 3
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        n = np.asarray(self.normal, dtype=float)
+        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
+            raise ConfigError(f"contact {self.name!r}: normal must be a finite non-zero 3-vector")
+        self._basis = _tangent_basis(n / np.linalg.norm(n))
+
+    def jacobian(self, robot: RobotModel) -> np.ndarray:
+        return robot.frame_jacobian(self.frame, local=False)[:3]
+
+    def drift(self, robot: RobotModel) -> np.ndarray:
+        return robot.frame_drift(self.frame, local=False)[:3]
+
+    def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
+        # Rows are written on (t1, t2, n) components; basis.T maps world force to them.
+        local_rows = np.vstack([self._friction_rows(n_facets), np.zeros((2, 3))])
+        normal_g, normal_h = self._normal_rows()
+        local_rows[n_facets:, 2] = normal_g
+        h = np.concatenate([np.zeros(n_facets), normal_h])
+        return local_rows @ self._basis.T, h
+
+    def normal_force(self, force: np.ndarray) -> float:
+        return float(self._basis[:, 2] @ force)
+
+    def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
+        return np.asarray(force, dtype=float).copy()
+
+
+def _tangent_basis(normal: np.ndarray) -> np.ndarray:
+    """(3, 3) orthonormal basis with columns ``(t1, t2, n)``."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    t1 = np.cross(helper, normal)
+    t1 /= np.linalg.norm(t1)
+    return np.column_stack([t1, np.cross(normal, t1), normal])

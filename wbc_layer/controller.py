@@ -1,0 +1,139 @@
+"""The whole-body controller: tasks + contacts -> QP -> joint torques, once per tick."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wbc_layer.config import ContactConfig, ControllerConfig
+from wbc_layer.contacts import Contact, FootContact, PointContact
+from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
+from wbc_layer.gravity_compensation import gravity_compensation
+from wbc_layer.layout import QPLayout
+from wbc_layer.qp import ProxsuiteSolver, QPProblem
+from wbc_layer.qp_builder import build_qp, torques_from_solution
+from wbc_layer.result import WBCResult
+from wbc_layer.robot_model import RobotModel
+from wbc_layer.tasks import (
+    ComTask,
+    ContactForceTask,
+    OrientationTask,
+    PostureTask,
+    RegularisationTask,
+    Task,
+)
+
+
+def make_contact(config: ContactConfig) -> Contact:
+    """The :class:`Contact` described by ``config``."""
+    common = dict(
+        name=config.name,
+        frame=config.frame,
+        friction_coefficient=config.friction_coefficient,
+        min_normal_force=config.min_normal_force,
+        max_normal_force=config.max_normal_force,
+        active=config.active,
+        mode=config.mode,
+    )
+    if config.kind == "foot":
+        return FootContact(**common, half_length=config.half_length, half_width=config.half_width)
+    return PointContact(**common, normal=config.normal)
+
+
+class WholeBodyController:
+    """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
+
+    Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
+    ``"regularisation"``, and ``"force_<contact>"`` per contact (on only for controlled
+    contacts, or after :meth:`set_force_target`). Usage per tick::
+
+        result = controller.compute(q, v)     # raises QPSolveError on failure
+        tau = result.tau                      # (na,) [N m]
+
+    On failure the caller's documented fallback is :meth:`gravity_compensation_torques`.
+    """
+
+    def __init__(self, robot: RobotModel, config: ControllerConfig):
+        if not config.contacts:
+            raise ConfigError("the controller needs at least one contact in its config")
+        self.robot = robot
+        self.config = config
+        self.contacts: dict[str, Contact] = {c.name: make_contact(c) for c in config.contacts}
+        for contact in self.contacts.values():
+            robot.frame_id(contact.frame)  # fail early on a wrong frame name
+        robot.frame_id(config.torso_frame)
+        self.layout = QPLayout(robot.nv, tuple((c.name, c.dim) for c in self.contacts.values()))
+        self.com_task = ComTask("com", config.com_weight, kp=config.com_kp, kd=config.com_kd)
+        self.com_task.set_reference(robot.com)
+        self.posture_task = PostureTask("posture", config.posture_weight, kp=config.posture_kp, kd=config.posture_kd)
+        self.posture_task.set_target(robot.q[7:])
+        self.torso_task = OrientationTask(
+            "torso", config.torso_weight, kp=config.torso_kp, kd=config.torso_kd, frame=config.torso_frame
+        )
+        self.tasks: dict[str, Task] = {
+            "com": self.com_task,
+            "posture": self.posture_task,
+            "torso": self.torso_task,
+            "regularisation": RegularisationTask(
+                "regularisation",
+                qdd_weight=config.qdd_regularisation,
+                force_weight=config.force_regularisation,
+            ),
+        }
+        for contact in self.contacts.values():
+            self.tasks[f"force_{contact.name}"] = ContactForceTask(
+                f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
+            )
+        self.solver = ProxsuiteSolver(eps_abs=config.eps_abs)
+        self.last_problem: QPProblem | None = None
+
+    # -- switching ------------------------------------------------------------------------
+    def contact(self, name: str) -> Contact:
+        if name not in self.contacts:
+            raise unknown_name_error("contact", name, list(self.contacts))
+        return self.contacts[name]
+
+    def task(self, name: str) -> Task:
+        if name not in self.tasks:
+            raise unknown_name_error("task", name, list(self.tasks))
+        return self.tasks[name]
+
+    def set_contact_active(self, name: str, active: bool) -> None:
+        """Switch a contact on (its point stops moving, may push) or off (force held at 0)."""
+        self.contact(name).active = bool(active)
+
+    def set_force_target(self, name: str, normal_force: float, weight: float | None = None) -> None:
+        """Track a contact's normal force [N] (turns its force task on)."""
+        task = self.task(f"force_{name}")
+        task.set_target([normal_force])
+        task.active = True
+        if weight is not None:
+            task.weight = float(weight)
+
+    # -- the tick -------------------------------------------------------------------------
+    def compute(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
+        """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP."""
+        self.robot.update(q, v)
+        contacts = list(self.contacts.values())
+        problem = build_qp(self.robot, contacts, list(self.tasks.values()), self.layout, self.config.friction_facets)
+        self.last_problem = problem
+        solution = self.solver.solve(problem)
+        x = solution.x
+        tau = torques_from_solution(self.robot, contacts, self.layout, x)
+        if not np.all(np.isfinite(tau)):
+            raise QPSolveError("non_finite_torque", problem, solution)
+        forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}
+        return WBCResult(True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations)
+
+    def gravity_compensation_torques(self) -> np.ndarray:
+        """(na,) static torques for the last updated configuration (the fallback) [N m].
+
+        Falls back further to the actuated part of generalized gravity, clipped to the
+        torque limits, if even the static QP has no solution; never returns NaN.
+        """
+        try:
+            tau = gravity_compensation(
+                self.robot, list(self.contacts.values()), n_facets=self.config.friction_facets
+            ).tau
+        except (QPSolveError, ConfigError):
+            tau = self.robot.g[6:].copy()
+        return np.clip(np.nan_to_num(tau), self.robot.torque_min, self.robot.torque_max)

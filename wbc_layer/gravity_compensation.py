@@ -1,0 +1,87 @@
+"""Static gravity compensation of a floating-base robot in contact (seed 000).
+
+For ``qdd = 0, v = 0`` the dynamics reduce to ``g(q) = S^T tau + sum_i J_i^T f_i``. The
+torques and contact forces that hold the robot still solve the QP over ``y = [tau, f]``::
+
+    minimise |tau|^2 + eps |f|^2   s.t.   S^T tau + J_c^T f = g,   contact rows on each f_i
+
+(unilateral normal force, friction pyramid, CoP bounds). It is also the controller's
+fallback when the whole-body QP fails. The closed forms of seed 000 serve as test oracles:
+:func:`single_support_closed_form` and :func:`double_support_pseudo_inverse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from wbc_layer.contacts import Contact
+from wbc_layer.errors import ConfigError
+from wbc_layer.layout import QPLayout
+from wbc_layer.qp import QPProblem, solve_with_qpsolvers
+from wbc_layer.qp_builder import contact_jacobians
+from wbc_layer.robot_model import RobotModel
+
+
+@dataclass(frozen=True)
+class StaticSolution:
+    """``tau`` (na,) [N m] and contact name -> force in contact coordinates [N, N m]."""
+
+    tau: np.ndarray
+    contact_forces: dict[str, np.ndarray]
+
+
+def gravity_compensation(
+    robot: RobotModel,
+    contacts: Sequence[Contact],
+    force_weight: float = 1e-4,
+    n_facets: int = 4,
+    solver: str = "proxqp",
+) -> StaticSolution:
+    """Minimum-torque static torques and forces at the robot's current configuration.
+
+    ``robot`` must be updated (only ``q`` matters). Only active contacts carry force.
+    Raises :class:`wbc_layer.errors.QPSolveError` when no static solution exists (e.g. the
+    CoM is outside the support polygon with the given contact rows).
+    """
+    active = [c for c in contacts if c.active]
+    if not active:
+        raise ConfigError("gravity compensation needs at least one active contact")
+    layout = QPLayout(robot.nv, tuple((c.name, c.dim) for c in active))
+    na, nf = robot.na, layout.nf
+    Jc = contact_jacobians(robot, active, layout)  # (nf, nv)
+    # y = [tau (na), f (nf)];  [S^T | J_c^T] y = g
+    A = np.hstack([np.vstack([np.zeros((6, na)), np.eye(na)]), Jc.T])
+    G_blocks, h_blocks = [], []
+    for contact in active:
+        G_force, h_force = contact.force_constraints(n_facets)
+        G = np.zeros((G_force.shape[0], na + nf))
+        rows = layout.force_in_block(contact.name)
+        G[:, na + rows.start : na + rows.stop] = G_force
+        G_blocks.append(G)
+        h_blocks.append(h_force)
+    P = 2.0 * np.diag(np.concatenate([np.ones(na), np.full(nf, force_weight)]))
+    problem = QPProblem(P, np.zeros(na + nf), A, robot.g.copy(), np.vstack(G_blocks), np.concatenate(h_blocks))
+    options = {"eps_abs": 1e-10, "eps_rel": 0.0} if solver == "proxqp" else {}
+    y = solve_with_qpsolvers(problem, solver, **options).x
+    f = y[na:]
+    forces = {c.name: f[layout.force_in_block(c.name)].copy() for c in active}
+    return StaticSolution(y[:na].copy(), forces)
+
+
+
+def single_support_closed_form(robot: RobotModel, jacobian: np.ndarray) -> StaticSolution:
+    """Seed 000, one 6D support: ``f = (J_u^T)^-1 g_u``, ``tau = g_a - J_a^T f``.
+
+    ``jacobian`` (6, nv) is the support's Jacobian in its force coordinates.
+    """
+    force = np.linalg.solve(jacobian[:, :6].T, robot.g[:6])
+    return StaticSolution(robot.g[6:] - jacobian[:, 6:].T @ force, {"support": force})
+
+
+def double_support_pseudo_inverse(robot: RobotModel, jacobians: Sequence[np.ndarray]) -> np.ndarray:
+    """Seed 000: minimum-norm forces ``[f_1; f_2] = [J_1u^T  J_2u^T]^+ g_u`` (may pull)."""
+    stacked = np.hstack([J[:, :6].T for J in jacobians])
+    return np.linalg.pinv(stacked) @ robot.g[:6]

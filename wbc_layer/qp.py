@@ -1,0 +1,125 @@
+"""The QP boundary: a solver-independent problem, and the solvers that take it.
+
+``QPProblem`` is qpsolvers' form::
+
+    minimise 1/2 x^T P x + q^T x   subject to   A x = b,   G x <= h
+
+with no infinities in ``h``. :class:`ProxsuiteSolver` keeps one proxsuite dense QP between
+calls and warm-starts it from the previous solution (the hot path);
+:func:`solve_with_qpsolvers` solves the same problem with any qpsolvers backend (tests,
+benchmarks).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import proxsuite
+import qpsolvers
+
+from wbc_layer.errors import QPSolveError
+
+#: Absolute tolerance on primal and dual residuals [units of the rows: N, N m, m/s^2].
+DEFAULT_EPS_ABS = 1e-9
+
+
+@dataclass
+class QPProblem:
+    """``P`` (n, n), ``q`` (n,), ``A`` (n_eq, n), ``b`` (n_eq,), ``G`` (n_in, n), ``h`` (n_in,)."""
+
+    P: np.ndarray
+    q: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    G: np.ndarray
+    h: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.P.shape[0]
+
+    def to_qpsolvers(self) -> qpsolvers.Problem:
+        return qpsolvers.Problem(self.P, self.q, self.G, self.h, self.A, self.b)
+
+
+@dataclass(frozen=True)
+class QPSolution:
+    """Solution ``x`` (n,), the solver's status string, iterations and solve time [us]."""
+
+    x: np.ndarray
+    status: str
+    iterations: int
+    solve_time_us: float
+
+
+_PROXSUITE_STATUS = {
+    proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED: "solved",
+    proxsuite.proxqp.QPSolverOutput.PROXQP_MAX_ITER_REACHED: "max_iter_reached",
+    proxsuite.proxqp.QPSolverOutput.PROXQP_PRIMAL_INFEASIBLE: "primal_infeasible",
+    proxsuite.proxqp.QPSolverOutput.PROXQP_DUAL_INFEASIBLE: "dual_infeasible",
+    proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: "closest_primal_feasible",
+    proxsuite.proxqp.QPSolverOutput.PROXQP_NOT_RUN: "not_run",
+}
+
+
+class ProxsuiteSolver:
+    """Warm-started proxsuite dense QP, rebuilt only when the problem's sizes change.
+
+    Args:
+        eps_abs: absolute residual tolerance (proxsuite's default 1e-3 is far too loose).
+        max_iter: iteration cap; reaching it is a failure.
+    """
+
+    def __init__(self, eps_abs: float = DEFAULT_EPS_ABS, max_iter: int = 1000):
+        self.eps_abs = eps_abs
+        self.max_iter = max_iter
+        self._qp = None
+        self._dims: tuple[int, int, int] | None = None
+
+    def reset(self) -> None:
+        """Forget the warm start (next solve starts cold)."""
+        self._qp, self._dims = None, None
+
+    def solve(self, problem: QPProblem) -> QPSolution:
+        """Solve ``problem``; raise :class:`QPSolveError` unless solved with finite ``x``."""
+        dims = (problem.n, problem.A.shape[0], problem.G.shape[0])
+        lower = np.full(dims[2], -1e20)
+        start = time.perf_counter()
+        if self._dims != dims:
+            self._qp = self._new_qp(*dims)
+            self._qp.init(problem.P, problem.q, problem.A, problem.b, problem.G, lower, problem.h)
+            self._dims = dims
+        else:
+            self._qp.update(problem.P, problem.q, problem.A, problem.b, problem.G, lower, problem.h)
+        self._qp.solve()
+        elapsed_us = (time.perf_counter() - start) * 1e6
+        results = self._qp.results
+        status = _PROXSUITE_STATUS.get(results.info.status, str(results.info.status))
+        x = np.array(results.x)
+        if status != "solved" or not np.all(np.isfinite(x)):
+            self.reset()  # a failed solve must not seed the next warm start
+            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem, results)
+        return QPSolution(x, status, int(results.info.iter), elapsed_us)
+
+    def _new_qp(self, n: int, n_eq: int, n_in: int):
+        qp = proxsuite.proxqp.dense.QP(n, n_eq, n_in)
+        qp.settings.eps_abs = self.eps_abs
+        qp.settings.eps_rel = 0.0
+        qp.settings.max_iter = self.max_iter
+        qp.settings.verbose = False
+        qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+        return qp
+
+
+def solve_with_qpsolvers(problem: QPProblem, solver: str, **options) -> QPSolution:
+    """Solve with a qpsolvers backend (e.g. ``"daqp"``, ``"quadprog"``, ``"proxqp"``)."""
+    if solver not in qpsolvers.available_solvers:
+        raise ValueError(f"QP backend {solver!r} is not installed; available: {qpsolvers.available_solvers}")
+    start = time.perf_counter()
+    solution = qpsolvers.solve_problem(problem.to_qpsolvers(), solver=solver, **options)
+    elapsed_us = (time.perf_counter() - start) * 1e6
+    if not solution.found or solution.x is None or not np.all(np.isfinite(solution.x)):
+        raise QPSolveError(f"{solver}_not_found", problem, solution)
+    return QPSolution(np.asarray(solution.x), "solved", -1, elapsed_us)

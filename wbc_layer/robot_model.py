@@ -1,0 +1,148 @@
+"""Pinocchio model of a floating-base robot and the terms the controller reads each tick.
+
+Conventions (pinocchio's free flyer): ``q = [p (3), quat xyzw (4), joints]`` [m, -, rad],
+``v = [v_local (3), omega_local (3), joint rates]`` [m/s, rad/s]: the base twist is expressed
+in the base frame. ``nv = 6 + na``.
+
+Dynamics: ``M(q) qdd + h(q, v) = S^T tau + sum_i J_i^T f_i`` where ``h`` holds Coriolis,
+centrifugal and gravity terms **and the joints' viscous damping** ``D v`` (the simulator
+applies it as a passive force, so the controller must pay for it). Armature is included in
+``M`` (pinocchio adds ``model.armature`` to the diagonal).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from wbc_layer.errors import RobotModelError, unknown_name_error
+from wbc_layer.mjcf_actuators import read_motor_torque_limits
+
+LOCAL = pin.ReferenceFrame.LOCAL
+LOCAL_WORLD_ALIGNED = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+class RobotModel:
+    """Floating-base model; :meth:`update` computes every term once per control tick.
+
+    Tasks and contacts only read from it. After ``update(q, v)``:
+
+    - ``M`` (nv, nv) mass matrix, symmetric, armature included [kg, kg m^2]
+    - ``h`` (nv,) bias forces incl. gravity and joint damping [N, N m]
+    - ``g`` (nv,) generalized gravity [N, N m]
+    - ``com`` (3,), ``com_velocity`` (3,), ``com_jacobian`` (3, nv), ``com_drift`` (3,)
+      (``Jcom_dot v``, the CoM acceleration at ``qdd = 0``) [m, m/s, -, m/s^2]
+    - frame placements, Jacobians and drifts through the ``frame_*`` methods.
+    """
+
+    def __init__(self, model: pin.Model, torque_limits: dict[str, tuple[float, float]]):
+        if model.nq < 7 or model.joints[1].shortname() != "JointModelFreeFlyer":
+            raise RobotModelError("the robot model must start with a free-flyer base joint")
+        self.model = model
+        self.data = model.createData()
+        self.joint_names: tuple[str, ...] = tuple(model.names[2:])
+        self.na = model.nv - 6
+        missing = [name for name in self.joint_names if name not in torque_limits]
+        if missing:
+            raise RobotModelError(f"no torque limit (actuator) for joints: {', '.join(missing)}")
+        limits = np.array([torque_limits[name] for name in self.joint_names], dtype=float)
+        self.torque_min = limits[:, 0].copy()
+        self.torque_max = limits[:, 1].copy()
+        self.damping = np.asarray(model.damping, dtype=float).copy()
+        self.mass = float(pin.computeTotalMass(model))
+        self._frame_cache: dict[tuple, np.ndarray] = {}
+        self._zero_v = np.zeros(model.nv)
+        self.q = pin.neutral(model)
+        self.v = np.zeros(model.nv)
+        self.update(self.q, self.v)
+
+    @classmethod
+    def from_mjcf(cls, path: str | Path) -> "RobotModel":
+        """Build from an MJCF file whose root body has a ``<freejoint>``.
+
+        Torque limits come from the file's ``<motor>`` actuators (gear x ctrlrange).
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise RobotModelError(f"robot file not found: {path}")
+        try:
+            model = pin.buildModelFromMJCF(str(path))
+        except Exception as err:  # pinocchio raises plain ValueError/RuntimeError
+            raise RobotModelError(f"pinocchio could not load {path}: {err}") from err
+        return cls(model, read_motor_torque_limits(path))
+
+    @property
+    def nq(self) -> int:
+        return self.model.nq
+
+    @property
+    def nv(self) -> int:
+        return self.model.nv
+
+    def update(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Compute all terms at configuration ``q`` (nq,) and velocity ``v`` (nv,)."""
+        model, data = self.model, self.data
+        self.q = np.asarray(q, dtype=float)
+        self.v = np.asarray(v, dtype=float)
+        pin.computeAllTerms(model, data, self.q, self.v)
+        upper = np.triu(data.M)  # NOTE: crba fills only the upper triangle
+        self.M = upper + np.triu(upper, 1).T
+        self.h = data.nle + self.damping * self.v
+        self.g = pin.computeGeneralizedGravity(model, data, self.q).copy()
+        self.com = data.com[0].copy()
+        self.com_velocity = data.vcom[0].copy()
+        self.com_jacobian = data.Jcom.copy()
+        # Kinematics with qdd = 0: frame accelerations are then the drifts Jdot v.
+        pin.forwardKinematics(model, data, self.q, self.v, self._zero_v)
+        pin.updateFramePlacements(model, data)
+        pin.centerOfMass(model, data, self.q, self.v, self._zero_v)
+        self.com_drift = data.acom[0].copy()
+        self._frame_cache.clear()
+
+    def frame_id(self, name: str) -> int:
+        """Index of a frame by name: an MJCF site if one has that name, else a body."""
+        for frame_type in (pin.FrameType.OP_FRAME, pin.FrameType.BODY):
+            if self.model.existFrame(name, frame_type):
+                return self.model.getFrameId(name, frame_type)
+        names = sorted({f.name for f in self.model.frames})
+        raise unknown_name_error("frame", name, names)
+
+    def frame_placement(self, name: str) -> pin.SE3:
+        """World placement of a frame."""
+        return self.data.oMf[self.frame_id(name)]
+
+    def frame_jacobian(self, name: str, local: bool) -> np.ndarray:
+        """(6, nv) frame Jacobian, rows [linear; angular]; ``local``: frame axes, else world axes."""
+        key = ("J", name, local)
+        if key not in self._frame_cache:
+            ref = LOCAL if local else LOCAL_WORLD_ALIGNED
+            self._frame_cache[key] = pin.getFrameJacobian(
+                self.model, self.data, self.frame_id(name), ref
+            )
+        return self._frame_cache[key]
+
+    def frame_velocity(self, name: str, local: bool) -> np.ndarray:
+        """(6,) frame twist [linear; angular] [m/s, rad/s] in frame or world axes."""
+        ref = LOCAL if local else LOCAL_WORLD_ALIGNED
+        return pin.getFrameVelocity(self.model, self.data, self.frame_id(name), ref).vector
+
+    def frame_drift(self, name: str, local: bool) -> np.ndarray:
+        """(6,) ``Jdot v``: frame acceleration at ``qdd = 0`` [m/s^2, rad/s^2].
+
+        ``local=True``: the spatial acceleration in frame axes (the right quantity for a rigid
+        6D contact). ``local=False``: world axes, with the *classical* linear acceleration of
+        the frame origin (the second derivative of its world position: point contacts).
+        """
+        key = ("drift", name, local)
+        if key not in self._frame_cache:
+            fid = self.frame_id(name)
+            if local:
+                acc = pin.getFrameAcceleration(self.model, self.data, fid, LOCAL).vector
+            else:
+                acc = pin.getFrameClassicalAcceleration(
+                    self.model, self.data, fid, LOCAL_WORLD_ALIGNED
+                ).vector
+            self._frame_cache[key] = acc.copy()
+        return self._frame_cache[key]

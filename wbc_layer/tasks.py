@@ -1,0 +1,206 @@
+"""Tasks: weighted least-squares terms ``w ||A x - b||^2`` of the QP cost.
+
+Motion tasks (CoM, posture, orientation) follow mink's split: a task provides its
+``jacobian``, ``drift`` (``Jdot v``), ``error`` and ``error_velocity``; the base class turns
+them into the desired task acceleration ``a* = a_ff - kp e - kd e_dot`` and the cost rows
+``J qdd + Jdot v = a*``. A task never touches the QP algebra beyond returning ``(A, b)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from wbc_layer.errors import ConfigError
+from wbc_layer.layout import QPLayout
+from wbc_layer.robot_model import RobotModel
+
+
+def _vector(value, size: int, what: str) -> np.ndarray:
+    """Copy ``value`` into a finite float array of shape (size,), else raise ConfigError."""
+    array = np.array(value, dtype=float).reshape(-1) if np.ndim(value) else np.full(size, float(value))
+    if array.shape != (size,):
+        raise ConfigError(f"{what} must have {size} entries, got shape {np.shape(value)}")
+    if not np.all(np.isfinite(array)):
+        raise ConfigError(f"{what} must be finite, got {array}")
+    return array
+
+
+@dataclass
+class Task:
+    """Base of all cost terms. ``weight`` >= 0 scales the squared residual."""
+
+    name: str
+    weight: float = 1.0
+    active: bool = True
+
+    def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
+        """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
+        raise NotImplementedError
+
+
+@dataclass
+class MotionTask(Task):
+    """A task on an acceleration ``J qdd + Jdot v`` tracked with PD feedback.
+
+    ``kp`` [1/s^2] and ``kd`` [1/s] are scalars or per-row arrays.
+    """
+
+    kp: float | np.ndarray = 100.0
+    kd: float | np.ndarray = 20.0
+
+    def jacobian(self, robot: RobotModel) -> np.ndarray:
+        raise NotImplementedError
+
+    def drift(self, robot: RobotModel) -> np.ndarray:
+        raise NotImplementedError
+
+    def error(self, robot: RobotModel) -> np.ndarray:
+        """Current minus reference."""
+        raise NotImplementedError
+
+    def error_velocity(self, robot: RobotModel) -> np.ndarray:
+        raise NotImplementedError
+
+    def feedforward(self) -> np.ndarray | float:
+        return 0.0
+
+    def desired_acceleration(self, robot: RobotModel) -> np.ndarray:
+        return self.feedforward() - self.kp * self.error(robot) - self.kd * self.error_velocity(robot)
+
+    def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
+        J = self.jacobian(robot)
+        A = np.zeros((J.shape[0], layout.nx))
+        A[:, layout.qdd] = J
+        return A, self.desired_acceleration(robot) - self.drift(robot)
+
+
+@dataclass
+class ComTask(MotionTask):
+    """Centre of mass to ``position`` [m] with ``velocity`` [m/s] and ``acceleration`` [m/s^2]."""
+
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    acceleration: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    def set_reference(self, position, velocity=(0.0, 0.0, 0.0), acceleration=(0.0, 0.0, 0.0)) -> None:
+        """Set the CoM reference; each argument (3,), finite; copied."""
+        self.position = _vector(position, 3, "CoM position reference")
+        self.velocity = _vector(velocity, 3, "CoM velocity reference")
+        self.acceleration = _vector(acceleration, 3, "CoM acceleration reference")
+
+    def jacobian(self, robot):
+        return robot.com_jacobian
+
+    def drift(self, robot):
+        return robot.com_drift
+
+    def error(self, robot):
+        return robot.com - self.position
+
+    def error_velocity(self, robot):
+        return robot.com_velocity - self.velocity
+
+    def feedforward(self):
+        return self.acceleration
+
+
+@dataclass
+class PostureTask(MotionTask):
+    """Actuated joints to ``target`` (na,) [rad]; base rows are not part of this task."""
+
+    target: np.ndarray | None = None
+
+    def set_target(self, target) -> None:
+        self.target = np.array(target, dtype=float)
+
+    def jacobian(self, robot):
+        J = np.zeros((robot.na, robot.nv))
+        J[:, 6:] = np.eye(robot.na)
+        return J
+
+    def drift(self, robot):
+        return np.zeros(robot.na)
+
+    def error(self, robot):
+        if self.target is None:
+            raise ConfigError(f"posture task {self.name!r} has no target; call set_target first")
+        return robot.q[7:] - self.target
+
+    def error_velocity(self, robot):
+        return robot.v[6:]
+
+
+@dataclass
+class OrientationTask(MotionTask):
+    """A frame's orientation to ``target`` (3, 3) rotation, world axes; 3 angular rows."""
+
+    frame: str = "torso"
+    target: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def set_target(self, rotation) -> None:
+        rotation = np.array(rotation, dtype=float)
+        if rotation.shape != (3, 3) or not np.allclose(rotation @ rotation.T, np.eye(3), atol=1e-6):
+            raise ConfigError(f"orientation target of {self.name!r} must be a 3x3 rotation matrix")
+        self.target = rotation
+
+    def jacobian(self, robot):
+        return robot.frame_jacobian(self.frame, local=False)[3:]
+
+    def drift(self, robot):
+        return robot.frame_drift(self.frame, local=False)[3:]
+
+    def error(self, robot):
+        # Rotation error R * R_ref^T as a world-axes rotation vector.
+        rotation = robot.frame_placement(self.frame).rotation
+        return pin.log3(rotation @ self.target.T)
+
+    def error_velocity(self, robot):
+        return robot.frame_velocity(self.frame, local=False)[3:]
+
+
+@dataclass
+class ContactForceTask(Task):
+    """A contact's force to ``target`` [N, N m] (seed 001's controlled contact).
+
+    ``normal_only``: track only the normal component (a scalar target); else the full force
+    vector in the contact's force coordinates.
+    """
+
+    contact: object = None  # wbc_layer.contacts.Contact
+    normal_only: bool = True
+    target: np.ndarray = field(default_factory=lambda: np.zeros(1))
+
+    def set_target(self, target) -> None:
+        size = 1 if self.normal_only else self.contact.dim
+        self.target = _vector(target, size, f"force target of {self.name!r}")
+
+    def residual(self, robot, layout):
+        contact = self.contact
+        rows = np.eye(contact.dim)
+        if self.normal_only:
+            # Normal component as a linear functional of the contact's force vector.
+            rows = np.array([[contact.normal_force(e) for e in np.eye(contact.dim)]])
+        A = np.zeros((rows.shape[0], layout.nx))
+        A[:, layout.force(contact.name)] = rows
+        return A, self.target.copy()
+
+
+@dataclass
+class RegularisationTask(Task):
+    """Small damping of the solution: ``qdd_weight ||qdd||^2 + force_weight ||f||^2``.
+
+    ``weight`` (default 1) multiplies both.
+    """
+
+    qdd_weight: float = 1e-4
+    force_weight: float = 1e-6
+
+    def residual(self, robot, layout):
+        scale = np.concatenate([
+            np.full(layout.nv, np.sqrt(self.qdd_weight)),
+            np.full(layout.nf, np.sqrt(self.force_weight)),
+        ])
+        return np.diag(scale), np.zeros(layout.nx)
