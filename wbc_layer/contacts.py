@@ -71,7 +71,21 @@ class Contact:
         raise NotImplementedError
 
     def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(G (m, dim), h (m,))`` with ``G f <= h`` for an active contact."""
+        """``(G (m, dim), h (m,))`` with ``G f <= h`` for an active contact.
+
+        The rows depend only on the contact's parameters; they are cached (read-only arrays)
+        and rebuilt when a parameter changes.
+        """
+        key = (n_facets, *(getattr(self, name) for name in self._row_parameters))
+        if getattr(self, "_rows_key", None) != key:
+            G, h = self._build_force_constraints(n_facets)
+            G.flags.writeable = h.flags.writeable = False
+            self._rows, self._rows_key = (G, h), key
+        return self._rows
+
+    _row_parameters = ("friction_coefficient", "min_normal_force", "max_normal_force")
+
+    def _build_force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
     def normal_force(self, force: np.ndarray) -> float:
@@ -130,7 +144,9 @@ class FootContact(Contact):
     def drift(self, robot: RobotModel) -> np.ndarray:
         return robot.frame_drift(self.frame, local=True)
 
-    def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
+    _row_parameters = Contact._row_parameters + ("half_length", "half_width")
+
+    def _build_force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
         friction = self._friction_rows(n_facets)
         normal_g, normal_h = self._normal_rows()
         a, b = self.half_length, self.half_width
@@ -172,7 +188,12 @@ class PointContact(Contact):
         n = np.asarray(self.normal, dtype=float)
         if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
             raise ConfigError(f"contact {self.name!r}: normal must be a finite non-zero 3-vector")
-        self._basis = _tangent_basis(n / np.linalg.norm(n))
+
+    @property
+    def _basis(self) -> np.ndarray:
+        """(3, 3) columns ``(t1, t2, n)`` for the current ``normal``."""
+        n = np.asarray(self.normal, dtype=float)
+        return _tangent_basis(n / np.linalg.norm(n))
 
     def jacobian(self, robot: RobotModel) -> np.ndarray:
         return robot.frame_jacobian(self.frame, local=False)[:3]
@@ -180,7 +201,9 @@ class PointContact(Contact):
     def drift(self, robot: RobotModel) -> np.ndarray:
         return robot.frame_drift(self.frame, local=False)[:3]
 
-    def force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
+    _row_parameters = Contact._row_parameters + ("normal",)
+
+    def _build_force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
         # Rows are written on (t1, t2, n) components; basis.T maps world force to them.
         local_rows = np.vstack([self._friction_rows(n_facets), np.zeros((2, 3))])
         normal_g, normal_h = self._normal_rows()

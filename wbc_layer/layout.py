@@ -17,10 +17,12 @@ class QPLayout:
     Attributes:
         nv: number of generalized velocities (6 base + actuated joints).
         contact_dims: contact name -> force dimension (3 or 6), in decision-vector order.
+        nf: total number of contact-force variables (derived).
     """
 
     nv: int
     contact_dims: tuple[tuple[str, int], ...]
+    nf: int = field(init=False)
     _force_slices: dict[str, slice] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -29,6 +31,7 @@ class QPLayout:
             slices[name] = slice(start, start + dim)
             start += dim
         object.__setattr__(self, "_force_slices", slices)
+        object.__setattr__(self, "nf", start - self.nv)
 
     @property
     def qdd(self) -> slice:
@@ -39,11 +42,6 @@ class QPLayout:
     def forces(self) -> slice:
         """Slice of ``x`` holding all contact forces together."""
         return slice(self.nv, self.nx)
-
-    @property
-    def nf(self) -> int:
-        """Total number of contact-force variables."""
-        return sum(dim for _, dim in self.contact_dims)
 
     @property
     def nx(self) -> int:

@@ -71,13 +71,17 @@ def build_qp(
     G_blocks += [actuated, -actuated]
     h_blocks += [robot.torque_max - h_actuated, h_actuated - robot.torque_min]
 
-    P = np.zeros((nx, nx))
-    q = np.zeros(nx)
+    # All task rows scaled by sqrt(weight) in one matrix: P = 2 A^T A, q = -2 A^T b.
+    rows, targets = [], []
     for task in tasks:
         if task.active and task.weight > 0:
             A_task, b_task = task.residual(robot, layout)
-            P += 2.0 * task.weight * (A_task.T @ A_task)
-            q -= 2.0 * task.weight * (A_task.T @ b_task)
+            scale = np.sqrt(task.weight)
+            rows.append(scale * A_task)
+            targets.append(scale * b_task)
+    A_cost, b_cost = np.vstack(rows), np.concatenate(targets)
+    P = 2.0 * (A_cost.T @ A_cost)
+    q = -2.0 * (A_cost.T @ b_cost)
     return QPProblem(P, q, A, b, np.vstack(G_blocks), np.concatenate(h_blocks))
 
 

@@ -53,6 +53,8 @@ class RobotModel:
         self.damping = np.asarray(model.damping, dtype=float).copy()
         self.mass = float(pin.computeTotalMass(model))
         self._frame_cache: dict[tuple, np.ndarray] = {}
+        self._frame_ids: dict[str, int] = {}
+        self._lower = np.tril_indices(model.nv, -1)
         self._zero_v = np.zeros(model.nv)
         self.q = pin.neutral(model)
         self.v = np.zeros(model.nv)
@@ -87,25 +89,34 @@ class RobotModel:
         self.q = np.asarray(q, dtype=float)
         self.v = np.asarray(v, dtype=float)
         pin.computeAllTerms(model, data, self.q, self.v)
-        upper = np.triu(data.M)  # NOTE: crba fills only the upper triangle
-        self.M = upper + np.triu(upper, 1).T
+        self.M = data.M.copy()
+        self.M[self._lower] = self.M.T[self._lower]  # NOTE: crba fills only the upper triangle
         self.h = data.nle + self.damping * self.v
-        self.g = pin.computeGeneralizedGravity(model, data, self.q).copy()
         self.com = data.com[0].copy()
         self.com_velocity = data.vcom[0].copy()
         self.com_jacobian = data.Jcom.copy()
-        # Kinematics with qdd = 0: frame accelerations are then the drifts Jdot v.
-        pin.forwardKinematics(model, data, self.q, self.v, self._zero_v)
-        pin.updateFramePlacements(model, data)
+        # Kinematics with qdd = 0 (centerOfMass runs it): frame accelerations are the drifts.
         pin.centerOfMass(model, data, self.q, self.v, self._zero_v)
         self.com_drift = data.acom[0].copy()
+        pin.updateFramePlacements(model, data)
+        self._gravity = None
         self._frame_cache.clear()
+
+    @property
+    def g(self) -> np.ndarray:
+        """(nv,) generalized gravity at the last ``q`` [N, N m] (computed on first use)."""
+        if self._gravity is None:
+            self._gravity = pin.computeGeneralizedGravity(self.model, self.data, self.q).copy()
+        return self._gravity
 
     def frame_id(self, name: str) -> int:
         """Index of a frame by name: an MJCF site if one has that name, else a body."""
+        if name in self._frame_ids:
+            return self._frame_ids[name]
         for frame_type in (pin.FrameType.OP_FRAME, pin.FrameType.BODY):
             if self.model.existFrame(name, frame_type):
-                return self.model.getFrameId(name, frame_type)
+                self._frame_ids[name] = self.model.getFrameId(name, frame_type)
+                return self._frame_ids[name]
         names = sorted({f.name for f in self.model.frames})
         raise unknown_name_error("frame", name, names)
 

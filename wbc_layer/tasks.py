@@ -117,12 +117,12 @@ class PostureTask(MotionTask):
         self.target = np.array(target, dtype=float)
 
     def jacobian(self, robot):
-        J = np.zeros((robot.na, robot.nv))
-        J[:, 6:] = np.eye(robot.na)
-        return J
+        if getattr(self, "_jacobian", None) is None or self._jacobian.shape != (robot.na, robot.nv):
+            self._jacobian = np.hstack([np.zeros((robot.na, 6)), np.eye(robot.na)])
+        return self._jacobian
 
     def drift(self, robot):
-        return np.zeros(robot.na)
+        return 0.0
 
     def error(self, robot):
         if self.target is None:
