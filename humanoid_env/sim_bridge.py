@@ -55,7 +55,7 @@ class SimBridge:
         for a in range(self.model.nu):
             if self.model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT:
                 by_joint[int(self.model.actuator_trnid[a, 0])] = a
-        missing = [n for n, j in zip(self.joint_names, joint_ids) if j not in by_joint]
+        missing = [n for n, j in zip(self.joint_names, joint_ids, strict=True) if j not in by_joint]
         if missing:
             raise BridgeError(f"no actuator drives joints: {', '.join(missing)}")
         actuators = np.array([by_joint[j] for j in joint_ids])

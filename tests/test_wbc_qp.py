@@ -126,3 +126,18 @@ def test_torques_match_mujoco_inverse_dynamics(mj_model, mj_data, robot, bridge,
     assert np.allclose(tau_mujoco, result.tau, atol=1e-6)  # [N m]
     base_rows = (data.qfrc_inverse - generalized_contact)[bridge.dofs[:6]]
     assert np.abs(base_rows).max() < 1e-6  # the base is unactuated [N, N m]
+
+
+def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge):
+    """The reproducible DAQP path satisfies the same invariant and agrees with proxsuite on
+    the torques (the weakly regularised internal foot forces may differ, the torques not much)."""
+    standing_state(mj_model, mj_data, np.random.default_rng(4))
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    results = {}
+    for solver in ("proxsuite", "daqp"):
+        controller = WholeBodyController(robot, default_controller_config(qp_solver=solver))
+        controller.com_task.set_reference(robot.com + [0.01, 0.0, 0.0])
+        results[solver] = controller.compute(q, v)
+        assert np.abs(_dynamics_residual(controller, results[solver])).max() < DYNAMICS_TOL
+    assert np.allclose(results["daqp"].qdd, results["proxsuite"].qdd, atol=1e-4)  # [m/s^2, rad/s^2]

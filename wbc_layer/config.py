@@ -12,6 +12,7 @@ from typing import Any
 from wbc_layer.errors import ConfigError
 
 CONTACT_KINDS = ("foot", "point")
+QP_SOLVERS = ("proxsuite", "daqp")
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ class ControllerConfig:
         force_weight: weight of each contact-force tracking task when it is on.
         qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``.
         friction_facets: facets of each friction pyramid.
-        eps_abs: QP residual tolerance.
+        eps_abs: QP residual tolerance (proxsuite).
+        qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (bit-reproducible).
     """
 
     contacts: tuple[ContactConfig, ...] = ()
@@ -68,19 +70,22 @@ class ControllerConfig:
     force_regularisation: float = 1e-6
     friction_facets: int = 4
     eps_abs: float = 1e-9
+    qp_solver: str = "proxsuite"
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, float) and not value >= 0:
                 raise ConfigError(f"controller setting {f.name} must be >= 0 and finite, got {value}")
+        if self.qp_solver not in QP_SOLVERS:
+            raise ConfigError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
         if self.friction_facets < 3:
             raise ConfigError(f"friction_facets must be >= 3, got {self.friction_facets}")
         names = [c.name for c in self.contacts]
         if len(set(names)) != len(names):
             raise ConfigError(f"contact names must be unique, got {names}")
 
-    def with_overrides(self, **overrides: Any) -> "ControllerConfig":
+    def with_overrides(self, **overrides: Any) -> ControllerConfig:
         """A copy with some fields replaced; unknown names raise :class:`ConfigError`."""
         _check_keys("controller setting", overrides, ControllerConfig)
         return replace(self, **overrides)

@@ -9,7 +9,7 @@ from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.layout import QPLayout
-from wbc_layer.qp import ProxsuiteSolver, QPProblem
+from wbc_layer.qp import SOLVERS, ProxsuiteSolver, QPProblem
 from wbc_layer.qp_builder import build_qp, torques_from_solution
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
@@ -83,7 +83,9 @@ class WholeBodyController:
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
-        self.solver = ProxsuiteSolver(eps_abs=config.eps_abs)
+        self.solver = (
+            ProxsuiteSolver(eps_abs=config.eps_abs) if config.qp_solver == "proxsuite" else SOLVERS[config.qp_solver]()
+        )
         self.last_problem: QPProblem | None = None
 
     # -- switching ------------------------------------------------------------------------

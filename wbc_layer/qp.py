@@ -5,16 +5,22 @@
     minimise 1/2 x^T P x + q^T x   subject to   A x = b,   G x <= h
 
 with no infinities in ``h``. :class:`ProxsuiteSolver` keeps one proxsuite dense QP between
-calls and warm-starts it from the previous solution (the hot path);
-:func:`solve_with_qpsolvers` solves the same problem with any qpsolvers backend (tests,
-benchmarks).
+calls and warm-starts it from the previous solution (the default hot path);
+:class:`DaqpSolver` is a bit-for-bit reproducible alternative; :func:`solve_with_qpsolvers`
+solves the same problem with any qpsolvers backend (tests, benchmarks).
+
+NOTE: proxsuite's dense solver is not bit-reproducible: the same problem sequence solved by
+two QP objects differed by up to 1e-12 in ``x`` (its vectorised kernels depend on where its
+workspace lands in memory). DAQP (a C active-set solver) returned identical bits every time.
 """
 
 from __future__ import annotations
 
 import time
+from ctypes import c_int
 from dataclasses import dataclass
 
+import daqp
 import numpy as np
 import proxsuite
 import qpsolvers
@@ -91,13 +97,18 @@ class ProxsuiteSolver:
             self._qp = self._new_qp(*dims)
             self._qp.init(problem.P, problem.q, problem.A, problem.b, problem.G, lower, problem.h)
             self._dims = dims
+            self._qp.solve()
         else:
             self._qp.update(problem.P, problem.q, problem.A, problem.b, problem.G, lower, problem.h)
-        self._qp.solve()
+            # NOTE: warm start from our own copy of the last primal/dual solution. proxsuite's
+            # WARM_START_WITH_PREVIOUS_RESULT gave trajectories that differed at 1e-14 between
+            # controller instances fed identical problems (then diverged chaotically).
+            self._qp.solve(*self._previous)
         elapsed_us = (time.perf_counter() - start) * 1e6
         results = self._qp.results
         status = _PROXSUITE_STATUS.get(results.info.status, str(results.info.status))
         x = np.array(results.x)
+        self._previous = (x, np.array(results.y), np.array(results.z))
         if status != "solved" or not np.all(np.isfinite(x)):
             self.reset()  # a failed solve must not seed the next warm start
             raise QPSolveError(status if status != "solved" else "non_finite_solution", problem, results)
@@ -109,8 +120,44 @@ class ProxsuiteSolver:
         qp.settings.eps_rel = 0.0
         qp.settings.max_iter = self.max_iter
         qp.settings.verbose = False
-        qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+        qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START
         return qp
+
+
+_DAQP_STATUS = {1: "solved", 2: "solved", -1: "primal_infeasible", -2: "cycling", -3: "unbounded",
+                -4: "max_iter_reached", -5: "nonconvex", -6: "overdetermined_initial_active_set"}
+_DAQP_EQUALITY = 5  # DAQP constraint sense: active + immutable
+_DAQP_NO_LOWER = -1e30
+
+
+class DaqpSolver:
+    """DAQP (dual active set), solved from scratch each call: reproducible bit for bit.
+
+    Same interface as :class:`ProxsuiteSolver`; equalities are passed as immutable rows.
+    """
+
+    def reset(self) -> None:
+        """Nothing to forget: each solve starts cold."""
+
+    def solve(self, problem: QPProblem) -> QPSolution:
+        n_eq = problem.A.shape[0]
+        rows = np.vstack([problem.A, problem.G])
+        upper = np.concatenate([problem.b, problem.h])
+        lower = np.concatenate([problem.b, np.full(problem.G.shape[0], _DAQP_NO_LOWER)])
+        sense = np.zeros(rows.shape[0], dtype=c_int)
+        sense[:n_eq] = _DAQP_EQUALITY
+        start = time.perf_counter()
+        x, _, flag, info = daqp.solve(problem.P, problem.q, rows, upper, lower, sense)
+        elapsed_us = (time.perf_counter() - start) * 1e6
+        status = _DAQP_STATUS.get(int(flag), f"daqp_flag_{flag}")
+        x = np.asarray(x, dtype=float)
+        if status != "solved" or not np.all(np.isfinite(x)):
+            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem, info)
+        return QPSolution(x, status, int(info.get("iterations", -1)) if isinstance(info, dict) else -1, elapsed_us)
+
+
+#: Hot-path solvers by name (``ControllerConfig.qp_solver``).
+SOLVERS = {"proxsuite": ProxsuiteSolver, "daqp": DaqpSolver}
 
 
 def solve_with_qpsolvers(problem: QPProblem, solver: str, **options) -> QPSolution:

@@ -61,7 +61,7 @@ class RobotModel:
         self.update(self.q, self.v)
 
     @classmethod
-    def from_mjcf(cls, path: str | Path) -> "RobotModel":
+    def from_mjcf(cls, path: str | Path) -> RobotModel:
         """Build from an MJCF file whose root body has a ``<freejoint>``.
 
         Torque limits come from the file's ``<motor>`` actuators (gear x ctrlrange).

@@ -1,0 +1,495 @@
+"""Base of the humanoid-wbc environments: scene, physics loop, WBC, action modes, pushes.
+
+Subclasses (balance, wall, seesaw) choose the scene (:attr:`scene_xml`), extend
+:attr:`DEFAULTS`, move the CoM target (:meth:`_update_task`) and may add reward terms
+(:meth:`_reward_terms`) and metrics to ``info`` (:meth:`_task_info`).
+
+One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz policy). In
+``action_mode="wbc"`` the whole-body controller computes the torques at every physics step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+
+from humanoid_env.envs.kwargs import check_choice, check_range, check_scalar, check_vector, resolve_kwargs
+from humanoid_env.envs.pushes import PushSchedule
+from humanoid_env.envs.rendering import SceneRenderer
+from humanoid_env.envs.sensing import ContactSensor
+from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
+from humanoid_env.sim_bridge import SimBridge
+from wbc_layer import QPSolveError, RobotModel, WholeBodyController
+from wbc_layer.config import QP_SOLVERS
+
+ACTION_MODES = ("wbc", "torque", "pd")
+GRAVITY = 9.81
+FEET = ("left_foot", "right_foot")
+_BAD_STATE_WARNINGS = (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)
+
+#: Keyword arguments shared by every environment, with their defaults (see the subclasses'
+#: docstrings for the full table).
+BASE_DEFAULTS: dict[str, Any] = {
+    "action_mode": "wbc",
+    "render_mode": None,
+    "render_width": 480,
+    "render_height": 360,
+    "frame_skip": 10,
+    "init_noise_rad": 0.01,
+    # pushes at the torso
+    "push_magnitude_n": (20.0, 80.0),
+    "push_duration_s": 0.1,
+    "push_interval_s": (2.0, 4.0),
+    "push_direction_deg": None,
+    "push_body": "torso",
+    # wbc-mode reference decoding
+    "com_offset_low_m": (-0.04, -0.04, -0.05),
+    "com_offset_high_m": (0.04, 0.04, 0.01),
+    "force_share_range": (0.1, 0.9),
+    "com_rate_limit_mps": 0.25,
+    "force_share_rate_limit": 2.0,
+    "force_weight": 1e-2,
+    "reference_feedforward": True,
+    # pd mode
+    "pd_action_scale_rad": 0.5,
+    "pd_kp_per_nm": 4.0,
+    "pd_kd_s": 0.05,
+    # termination
+    "min_base_height_m": 0.45,
+    "max_tilt_rad": 0.7,
+    # reward weights
+    "reward_alive": 1.0,
+    "reward_com_tracking": 1.0,
+    "com_tracking_sigma_m": 0.03,
+    "reward_upright": 0.5,
+    "reward_effort": 0.05,
+    "reward_action_rate": 0.05,
+    "fall_penalty": 10.0,
+    # diagnostics and reproducibility
+    "timing_in_info": True,
+    "qp_solver": "proxsuite",
+}
+
+
+class HumanoidWBCBaseEnv(gym.Env):
+    """Common machinery; see :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` for the spec."""
+
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
+    #: the MuJoCo scene (robot + world); it must hold a keyframe named ``home``.
+    scene_xml: Path = FLAT_SCENE_XML
+    #: keyword arguments and their defaults; subclasses extend it.
+    DEFAULTS: dict[str, Any] = BASE_DEFAULTS
+    #: name used in error messages.
+    env_name = "HumanoidWBC"
+
+    def __init__(self, **kwargs: Any):
+        super().__init__()
+        self.config = resolve_kwargs(self.DEFAULTS, kwargs, type(self).__name__)
+        self._validate_config(self.config)
+        cfg = self.config
+        self.action_mode: str = cfg["action_mode"]
+        self.render_mode = cfg["render_mode"]
+        self.frame_skip = int(cfg["frame_skip"])
+
+        self.model = mujoco.MjModel.from_xml_path(str(self.scene_xml))
+        self.data = mujoco.MjData(self.model)
+        self.dt_physics = float(self.model.opt.timestep)
+        self.dt = self.dt_physics * self.frame_skip
+        self.metadata = {**self.metadata, "render_fps": int(round(1.0 / self.dt))}
+        self.robot = RobotModel.from_mjcf(ROBOT_XML)
+        self.bridge = SimBridge(self.model, self.robot.joint_names)
+        self.na = len(self.robot.joint_names)
+        self.sensor = ContactSensor(self.model, {name: name for name in FEET})
+        self.weight_n = self.robot.mass * GRAVITY
+        self.home_key = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, "home")
+        if self.home_key < 0:
+            raise ValueError(f"{self.scene_xml} has no keyframe named 'home'")
+        self.root_body = int(self.model.jnt_bodyid[mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, "root")])
+        self.push_body = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, cfg["push_body"])
+        if self.push_body < 0:
+            raise ValueError(f"push_body {cfg['push_body']!r} is not a body of the scene")
+        self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, f"{s}_sole") for s in ("left", "right")]
+
+        # Nominal standing posture and CoM (the home keyframe, without noise).
+        mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
+        mujoco.mj_forward(self.model, self.data)
+        self.q_home = self.data.qpos[self.bridge.joint_qpos].copy()
+        self.com_nominal = self.data.subtree_com[self.root_body].copy()
+        self.torque_max = self.bridge.torque_max.copy()
+        self.joint_low = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 0].copy()
+        self.joint_high = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 1].copy()
+        self.pd_kp = cfg["pd_kp_per_nm"] * self.torque_max
+        self.pd_kd = cfg["pd_kd_s"] * self.pd_kp
+
+        self.com_offset_low = np.asarray(cfg["com_offset_low_m"], dtype=float)
+        self.com_offset_high = np.asarray(cfg["com_offset_high_m"], dtype=float)
+        self.pushes = PushSchedule(
+            magnitude_n=cfg["push_magnitude_n"],
+            duration_s=cfg["push_duration_s"],
+            interval_s=cfg["push_interval_s"],
+            direction_deg=cfg["push_direction_deg"],
+        )
+
+        action_size = 4 if self.action_mode == "wbc" else self.na
+        self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(action_size,), dtype=np.float32)
+        self.observation_structure: dict[str, int] = {
+            "base_height": 1,
+            "gravity_base": 3,
+            "base_linear_velocity": 3,
+            "base_angular_velocity": 3,
+            "joint_positions": self.na,
+            "joint_velocities": self.na,
+            "com_relative": 3,
+            "com_velocity": 3,
+            "com_target_relative": 3,
+            "foot_forces": 3 * len(FEET),
+            "previous_action": action_size,
+        }
+        size = sum(self.observation_structure.values())
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+
+        self.controller: WholeBodyController | None = None
+        self._renderer: SceneRenderer | None = None
+        self._reset_state_variables()
+
+    # -- configuration --------------------------------------------------------------------
+    @classmethod
+    def _validate_config(cls, cfg: dict[str, Any]) -> None:
+        """Reject invalid values with a message naming the keyword."""
+        check_choice("action_mode", cfg["action_mode"], ACTION_MODES)
+        check_choice("qp_solver", cfg["qp_solver"], QP_SOLVERS)
+        if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
+        if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
+            raise ValueError(f"frame_skip must be an integer >= 1, got {cfg['frame_skip']!r}")
+        for name in ("render_width", "render_height"):
+            check_scalar(name, cfg[name], 1, 4096)
+        check_scalar("init_noise_rad", cfg["init_noise_rad"], 0.0, 0.5)
+        check_range("push_magnitude_n", cfg["push_magnitude_n"], 0.0)
+        check_scalar("push_duration_s", cfg["push_duration_s"], 0.0)
+        lo, _ = check_range("push_interval_s", cfg["push_interval_s"], 0.0)
+        if lo <= 0.0:
+            raise ValueError(f"push_interval_s must have lo > 0, got {cfg['push_interval_s']!r}")
+        if cfg["push_direction_deg"] is not None:
+            check_scalar("push_direction_deg", cfg["push_direction_deg"])
+        low = check_vector("com_offset_low_m", cfg["com_offset_low_m"], 3, -0.2)
+        high = check_vector("com_offset_high_m", cfg["com_offset_high_m"], 3, -0.2)
+        if np.any(low > 0) or np.any(high < 0) or np.any(high > 0.2):
+            raise ValueError(
+                f"com_offset_low_m must be <= 0 <= com_offset_high_m <= 0.2 per axis, got {low.tolist()} and {high.tolist()}"
+            )
+        share = check_range("force_share_range", cfg["force_share_range"], 0.0, 1.0)
+        if not share[0] <= 0.5 <= share[1]:
+            raise ValueError(f"force_share_range must contain 0.5 (the zero action), got {share}")
+        check_scalar("com_rate_limit_mps", cfg["com_rate_limit_mps"], 0.0, strict_low=True)
+        check_scalar("force_share_rate_limit", cfg["force_share_rate_limit"], 0.0, strict_low=True)
+        check_scalar("force_weight", cfg["force_weight"], 0.0)
+        for name in ("pd_action_scale_rad", "pd_kp_per_nm", "pd_kd_s", "min_base_height_m"):
+            check_scalar(name, cfg[name], 0.0)
+        check_scalar("max_tilt_rad", cfg["max_tilt_rad"], 0.0, np.pi, strict_low=True)
+        check_scalar("com_tracking_sigma_m", cfg["com_tracking_sigma_m"], 0.0, strict_low=True)
+        for name in ("reward_alive", "reward_com_tracking", "reward_upright", "reward_effort", "reward_action_rate", "fall_penalty"):
+            check_scalar(name, cfg[name], 0.0)
+
+    def _joint_id(self, name: str) -> int:
+        return mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+
+    def _reset_state_variables(self) -> None:
+        self.previous_action = np.zeros(self.action_space.shape, dtype=np.float64)
+        self.com_target = self.com_nominal.copy()
+        self.com_target_velocity = np.zeros(3)
+        self.com_offset = np.zeros(3)
+        self.com_offset_velocity = np.zeros(3)
+        self.force_share = 0.5
+        self.wbc_com_reference = self.com_nominal.copy()
+        self.last_tau = np.zeros(self.na)
+        self._last_obs: np.ndarray | None = None
+        self._last_com = self.com_nominal.copy()
+        self.fell = False
+        self.nonfinite_state = False
+
+    # -- gymnasium API --------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        m, d = self.model, self.data
+        mujoco.mj_resetDataKeyframe(m, d, self.home_key)
+        noise = self.np_random.uniform(-1.0, 1.0, self.na) * self.config["init_noise_rad"]
+        d.qpos[self.bridge.joint_qpos] = np.clip(self.q_home + noise, self.joint_low, self.joint_high)
+        mujoco.mj_forward(m, d)
+        self._reset_state_variables()
+        self._warning_counts = self._bad_state_warning_count()
+        self.pushes.reset(self.np_random, 0.0)
+        self._reset_task()
+        if self.action_mode == "wbc":
+            self._build_controller()
+        self._update_references(0.0)
+        obs = self._observation()
+        self._last_obs = obs
+        return obs.copy(), self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=0.0)
+
+    def step(self, action):
+        action = self._check_action(action)
+        m, d = self.model, self.data
+        statuses: list[str] = []
+        solve_times: list[float] = []
+        effort = 0.0
+        for _ in range(self.frame_skip):
+            if not self._state_is_finite():
+                self.nonfinite_state = True
+                break
+            time = float(d.time)
+            self._update_task(time, self.dt_physics)
+            d.xfrc_applied[self.push_body, :3] = self.pushes.update(self.np_random, time)
+            self._update_references(self.dt_physics, action)
+            tau, status, solve_us = self._torques(action)
+            statuses.append(status)
+            solve_times.append(solve_us)
+            effort += float(np.mean((tau / self.torque_max) ** 2))
+            self.last_tau = tau
+            self.bridge.torques_to_ctrl(tau, d.ctrl)
+            mujoco.mj_step(m, d)
+            if self._bad_state_warning_count() > self._warning_counts or not self._state_is_finite():
+                self.nonfinite_state = True
+                break
+        effort /= max(len(statuses), 1)
+        if not self.nonfinite_state:
+            mujoco.mj_forward(m, d)  # positions-dependent quantities at the new state
+            obs = self._observation()
+            if not np.all(np.isfinite(obs)):
+                self.nonfinite_state = True
+        if self.nonfinite_state:
+            obs = self._last_obs.copy()
+        self._last_obs = obs
+        self.fell = self.nonfinite_state or self._fallen()
+        terms = self._reward_terms(action, effort)
+        reward = 0.0
+        for value in terms.values():
+            reward += value
+        self.previous_action = action.copy()
+        fallbacks = statuses.count("fallback")
+        status = "off" if self.action_mode != "wbc" else ("fallback" if fallbacks else "solved")
+        solve_us = float(np.mean(solve_times)) if solve_times and self.config["timing_in_info"] else 0.0
+        info = self._info(status, fallbacks, solve_us)
+        info.update({f"reward_{name}": value for name, value in terms.items()})
+        if self.render_mode == "human":
+            self.render()
+        return obs.copy(), float(reward), bool(self.fell), False, info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array' to gym.make")
+            return None
+        if self._renderer is None:
+            self._renderer = SceneRenderer(
+                self.model, self.render_mode, self.config["render_width"], self.config["render_height"]
+            )
+        return self._renderer.render(self.data)
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+    # -- input checks ---------------------------------------------------------------------
+    def _check_action(self, action) -> np.ndarray:
+        """(k,) float64 action clipped to [-1, 1]; wrong shape or NaN/inf raise ``ValueError``."""
+        try:
+            action = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"action must be numeric with shape {self.action_space.shape}, got {action!r}") from err
+        if action.shape != self.action_space.shape:
+            raise ValueError(f"action must have shape {self.action_space.shape}, got shape {action.shape}")
+        bad = np.flatnonzero(~np.isfinite(action))
+        if bad.size:
+            raise ValueError(f"action has non-finite (NaN or inf) values at indices {bad.tolist()}")
+        return np.clip(action, -1.0, 1.0)
+
+    # -- WBC and torques ------------------------------------------------------------------
+    def _build_controller(self) -> None:
+        """A fresh controller per episode (no warm start carried across episodes: determinism)."""
+        q_home, v_zero = self._home_pinocchio()
+        self.robot.update(q_home, v_zero)
+        self.controller = WholeBodyController(self.robot, default_controller_config(qp_solver=self.config["qp_solver"]))
+
+    def _home_pinocchio(self) -> tuple[np.ndarray, np.ndarray]:
+        qpos = self.model.key_qpos[self.home_key].copy()
+        return self.bridge.to_pinocchio(qpos, np.zeros(self.model.nv))
+
+    def _decode_wbc_action(self, action: np.ndarray) -> tuple[np.ndarray, float]:
+        """Action (4,) in [-1, 1] -> (CoM offset (3,) [m], left-foot force share [-]).
+
+        Each axis maps 0 -> 0 and +-1 -> the high/low bound (piecewise linear, so the bounds may
+        be asymmetric); the share maps 0 -> 0.5 and +-1 -> the ends of ``force_share_range``.
+        """
+        offset = np.where(action[:3] >= 0, action[:3] * self.com_offset_high, -action[:3] * self.com_offset_low)
+        lo, hi = self.config["force_share_range"]
+        share = 0.5 + (action[3] * (hi - 0.5) if action[3] >= 0 else -action[3] * (lo - 0.5))
+        return offset, float(share)
+
+    def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
+        """Rate-limit the decoded references towards the action's and hand them to the WBC."""
+        if self.action_mode != "wbc":
+            return
+        if action is not None:
+            offset, share = self._decode_wbc_action(action)
+            step = offset - self.com_offset
+            max_step = self.config["com_rate_limit_mps"] * dt
+            norm = float(np.linalg.norm(step))
+            if norm > max_step:
+                step *= max_step / norm
+            self.com_offset = self.com_offset + step
+            self.com_offset_velocity = step / dt if dt > 0 else np.zeros(3)
+            max_share = self.config["force_share_rate_limit"] * dt
+            self.force_share += float(np.clip(share - self.force_share, -max_share, max_share))
+        if self.config["reference_feedforward"]:
+            base, base_velocity = self.com_target, self.com_target_velocity
+        else:
+            base, base_velocity = self.com_nominal, np.zeros(3)
+        self.wbc_com_reference = base + self.com_offset
+        self.controller.com_task.set_reference(self.wbc_com_reference, base_velocity + self.com_offset_velocity)
+        weight = self.config["force_weight"]
+        for name, target in self._force_targets().items():
+            self.controller.set_force_target(name, target, weight=weight)
+
+    def _force_targets(self) -> dict[str, float]:
+        """Contact name -> normal-force target [N] (wbc mode), from the left-foot share."""
+        if self.action_mode != "wbc":
+            return {}
+        return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
+
+    def _torques(self, action: np.ndarray) -> tuple[np.ndarray, str, float]:
+        """(tau (na,) [N m], status, solve time [us]) for the current physics step."""
+        d = self.data
+        if self.action_mode == "torque":
+            return action * self.torque_max, "off", 0.0
+        if self.action_mode == "pd":
+            q = d.qpos[self.bridge.joint_qpos]
+            qd = d.qvel[self.bridge.joint_dof]
+            target = np.clip(self.q_home + action * self.config["pd_action_scale_rad"], self.joint_low, self.joint_high)
+            tau = self.pd_kp * (target - q) - self.pd_kd * qd
+            return np.clip(tau, -self.torque_max, self.torque_max), "off", 0.0
+        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+        try:
+            result = self.controller.compute(q, v)
+            return result.tau, "solved", float(result.solve_time_us)
+        except QPSolveError:
+            self.robot.update(q, v)
+            return self.controller.gravity_compensation_torques(), "fallback", 0.0
+
+    # -- state, observation, reward -------------------------------------------------------
+    def _bad_state_warning_count(self) -> int:
+        return int(sum(self.data.warning[w].number for w in _BAD_STATE_WARNINGS))
+
+    def _state_is_finite(self) -> bool:
+        d = self.data
+        return bool(np.all(np.isfinite(d.qpos)) and np.all(np.isfinite(d.qvel)) and np.all(np.isfinite(d.act)))
+
+    def base_rotation(self) -> np.ndarray:
+        """(3, 3) world rotation of the base (pelvis)."""
+        return self.bridge.base_rotation(self.data.qpos)
+
+    def gravity_in_base(self) -> np.ndarray:
+        """(3,) unit gravity direction in base axes ([0, 0, -1] when upright)."""
+        return self.base_rotation().T @ np.array([0.0, 0.0, -1.0])
+
+    def tilt(self) -> float:
+        """Angle between the base's z axis and the vertical [rad]."""
+        return float(np.arccos(np.clip(-self.gravity_in_base()[2], -1.0, 1.0)))
+
+    def base_height(self) -> float:
+        """Base (pelvis) height above the support centre [m]."""
+        return float(self.data.qpos[self.bridge.root_qpos + 2] - self.support_centre()[2])
+
+    def support_centre(self) -> np.ndarray:
+        """(3,) midpoint of the two sole centres, world [m]."""
+        return self.data.site_xpos[self.sole_sites].mean(axis=0)
+
+    def com(self) -> np.ndarray:
+        """(3,) robot CoM, world [m] (MuJoCo's subtree CoM of the root body)."""
+        return self.data.subtree_com[self.root_body].copy()
+
+    def com_velocity(self) -> np.ndarray:
+        """(3,) robot CoM velocity, world [m/s]."""
+        mujoco.mj_subtreeVel(self.model, self.data)
+        return self.data.subtree_linvel[self.root_body].copy()
+
+    def _fallen(self) -> bool:
+        return self.base_height() < self.config["min_base_height_m"] or self.tilt() > self.config["max_tilt_rad"]
+
+    def _observation(self) -> np.ndarray:
+        d = self.data
+        R = self.base_rotation()
+        dof = self.bridge.root_dof
+        support = self.support_centre()
+        forces = self.sensor.measure(d)
+        com = self.com()
+        if np.all(np.isfinite(com)):
+            self._last_com = com
+        blocks = {
+            "base_height": [self.base_height()],
+            "gravity_base": R.T @ np.array([0.0, 0.0, -1.0]),
+            "base_linear_velocity": R.T @ d.qvel[dof : dof + 3],
+            "base_angular_velocity": d.qvel[dof + 3 : dof + 6],
+            "joint_positions": d.qpos[self.bridge.joint_qpos] - self.q_home,
+            "joint_velocities": d.qvel[self.bridge.joint_dof],
+            "com_relative": com - support,
+            "com_velocity": self.com_velocity(),
+            "com_target_relative": self.com_target - support,
+            "foot_forces": np.concatenate([forces[name] for name in FEET]) / self.weight_n,
+            "previous_action": self.previous_action,
+        }
+        return np.concatenate([np.asarray(blocks[k], dtype=np.float64).reshape(-1) for k in self.observation_structure]).astype(
+            np.float32
+        )
+
+    def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
+        """Named reward terms (their sum is the reward); see the class docstring for formulas."""
+        cfg = self.config
+        error = float(np.linalg.norm(self.com() - self.com_target)) if not self.nonfinite_state else np.inf
+        upright = float(-self.gravity_in_base()[2]) if not self.nonfinite_state else 0.0
+        return {
+            "alive": cfg["reward_alive"] if not self.fell else 0.0,
+            "com_tracking": cfg["reward_com_tracking"] * float(np.exp(-((error / cfg["com_tracking_sigma_m"]) ** 2))),
+            "upright": cfg["reward_upright"] * upright,
+            "effort": -cfg["reward_effort"] * effort,
+            "action_rate": -cfg["reward_action_rate"] * float(np.mean((action - self.previous_action) ** 2)),
+            "fall": -cfg["fall_penalty"] if self.fell else 0.0,
+        }
+
+    def _info(self, status: str, fallbacks: int, solve_us: float) -> dict[str, Any]:
+        d = self.data
+        forces = self.sensor.measure(d) if not self.nonfinite_state else {n: np.zeros(3) for n in FEET}
+        time = float(d.time)
+        info = {
+            "com": self._last_com.copy(),
+            "com_ref": self.com_target.copy(),
+            "wbc_com_reference": self.wbc_com_reference.copy(),
+            "contact_forces": forces,
+            "contact_force_targets": self._force_targets(),
+            "wbc_status": status,
+            "wbc_fallbacks": int(fallbacks),
+            "wbc_solve_time_us": float(solve_us),
+            "fell": bool(self.fell),
+            "nonfinite_state": bool(self.nonfinite_state),
+            "time": time,
+            "push_force": d.xfrc_applied[self.push_body, :3].copy(),
+            "pushes_total": self.pushes.total,
+            "pushes_survived": self.pushes.survived(time, self.fell),
+        }
+        info.update(self._task_info())
+        return info
+
+    # -- hooks for the tasks --------------------------------------------------------------
+    def _reset_task(self) -> None:
+        """Sample the task's initial state (CoM target, ...) with ``self.np_random``."""
+
+    def _update_task(self, time: float, dt: float) -> None:
+        """Advance the task by one physics step (move ``com_target``, ...)."""
+
+    def _task_info(self) -> dict[str, Any]:
+        """Task-specific entries of ``info``."""
+        return {}

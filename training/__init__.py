@@ -1,0 +1,1 @@
+"""Command-line programs: evaluation rollouts (``training.evaluate``) and training."""

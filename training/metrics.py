@@ -1,0 +1,74 @@
+"""Per-episode task metrics computed from the ``info`` stream of an environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class EpisodeMetrics:
+    """Generic metrics: ``return``, ``length``, ``fell``. Subclasses add task metrics."""
+
+    def __init__(self) -> None:
+        self.episode_return = 0.0
+        self.length = 0
+        self.fell = False
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        self.episode_return += float(reward)
+        self.length += 1
+        self.fell = self.fell or bool(info.get("fell", terminated))
+
+    def result(self) -> dict[str, Any]:
+        return {"return": self.episode_return, "length": self.length, "fell": self.fell}
+
+
+class BalanceMetrics(EpisodeMetrics):
+    """``HumanoidWBC-v0``: com_rmse_m [m] (CoM vs the task's target, every env step),
+    pushes_survived, pushes_total, wbc_fallbacks (physics steps), wbc_solve_us_median [us]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.com_sq_errors: list[float] = []
+        self.solve_us: list[float] = []
+        self.fallbacks = 0
+        self.pushes_total = 0
+        self.pushes_survived = 0
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        super().step(reward, terminated, info)
+        error = np.asarray(info["com"], dtype=float) - np.asarray(info["com_ref"], dtype=float)
+        if not info.get("nonfinite_state", False):
+            self.com_sq_errors.append(float(error @ error))
+        if info["wbc_status"] == "solved":
+            self.solve_us.append(float(info["wbc_solve_time_us"]))
+        self.fallbacks += int(info.get("wbc_fallbacks", info["wbc_status"] == "fallback"))
+        self.pushes_total = int(info["pushes_total"])
+        self.pushes_survived = int(info["pushes_survived"])
+
+    def result(self) -> dict[str, Any]:
+        return {
+            **super().result(),
+            "com_rmse_m": float(np.sqrt(np.mean(self.com_sq_errors))) if self.com_sq_errors else float("nan"),
+            "pushes_survived": self.pushes_survived,
+            "pushes_total": self.pushes_total,
+            "wbc_fallbacks": self.fallbacks,
+            "wbc_solve_us_median": float(np.median(self.solve_us)) if self.solve_us else 0.0,
+        }
+
+
+#: env id -> metrics class; ids not listed get :class:`EpisodeMetrics`.
+METRICS: dict[str, type[EpisodeMetrics]] = {"HumanoidWBC-v0": BalanceMetrics}
+
+
+def metrics_for(env_id: str) -> EpisodeMetrics:
+    """A fresh metrics accumulator for ``env_id`` (``"humanoid_env:"`` prefix allowed)."""
+    return METRICS.get(env_id.split(":")[-1], EpisodeMetrics)()
+
+
+def summarise(episodes: list[dict[str, Any]]) -> dict[str, float]:
+    """Mean of every numeric metric over the episodes (booleans as fractions)."""
+    if not episodes:
+        return {}
+    return {key: float(np.mean([float(e[key]) for e in episodes])) for key in episodes[0]}
