@@ -141,3 +141,24 @@ def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge)
         results[solver] = controller.compute(q, v)
         assert np.abs(_dynamics_residual(controller, results[solver])).max() < DYNAMICS_TOL
     assert np.allclose(results["daqp"].qdd, results["proxsuite"].qdd, atol=1e-4)  # [m/s^2, rad/s^2]
+
+
+def test_lifted_foot_follows_a_frame_position_task(mj_model, mj_data, bridge, controller):
+    """With the right foot's contact off and the CoM task off (balance is not the point here), a
+    frame task with a dominant weight asks the sole to accelerate upward; the QP gives it the PD
+    acceleration (at weight 100 the torso and posture tasks still pull it to 0.55 m/s^2)."""
+    from wbc_layer import FramePositionTask
+
+    robot = controller.robot
+    controller.set_contact_active("right_foot", False)
+    controller.com_task.active = False
+    start = robot.frame_placement("right_sole").translation.copy()
+    task = FramePositionTask("right_swing", weight=1e4, kp=100.0, kd=20.0, frame="right_sole")
+    task.set_reference(start + [0.0, 0.0, 0.01])
+    controller.add_task(task)
+    result = controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
+    J = robot.frame_jacobian("right_sole", local=False)[:3]
+    acceleration = J @ result.qdd + robot.frame_drift("right_sole", local=False)[:3]
+    assert acceleration[2] == pytest.approx(100.0 * 0.01, abs=0.05)  # [m/s^2] kp * 1 cm
+    with pytest.raises(Exception, match="exists already"):
+        controller.add_task(task)

@@ -12,8 +12,24 @@ from wbc_layer.layout import QPLayout
 from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
+from wbc_layer.tasks import (
+    ComTask,
+    ContactForceTask,
+    FramePositionTask,
+    OrientationTask,
+    PostureTask,
+    RegularisationTask,
+    Task,
+)
 
 __all__ = [
+    "ComTask",
+    "ContactForceTask",
+    "FramePositionTask",
+    "OrientationTask",
+    "PostureTask",
+    "RegularisationTask",
+    "Task",
     "ConfigError",
     "Contact",
     "ContactConfig",

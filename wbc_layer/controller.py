@@ -16,6 +16,7 @@ from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
     ComTask,
     ContactForceTask,
+    FramePositionTask,
     OrientationTask,
     PostureTask,
     RegularisationTask,
@@ -98,6 +99,14 @@ class WholeBodyController:
         if name not in self.tasks:
             raise unknown_name_error("task", name, list(self.tasks))
         return self.tasks[name]
+
+    def add_task(self, task: Task) -> None:
+        """Register an extra task (e.g. a :class:`FramePositionTask`) under ``task.name``."""
+        if task.name in self.tasks:
+            raise ConfigError(f"a task named {task.name!r} exists already; names: {', '.join(self.tasks)}")
+        if isinstance(task, (OrientationTask, FramePositionTask)):
+            self.robot.frame_id(task.frame)  # fail early on a wrong frame name
+        self.tasks[task.name] = task
 
     def set_contact_active(self, name: str, active: bool) -> None:
         """Switch a contact on (its point stops moving, may push) or off (force held at 0)."""

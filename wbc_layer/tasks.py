@@ -162,6 +162,34 @@ class OrientationTask(MotionTask):
 
 
 @dataclass
+class FramePositionTask(MotionTask):
+    """A frame's origin to ``position`` [m] with ``velocity`` [m/s], world axes; 3 rows.
+
+    For example a lifted foot following a swing trajectory, or a hand approaching a wall.
+    """
+
+    frame: str = ""
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    def set_reference(self, position, velocity=(0.0, 0.0, 0.0)) -> None:
+        self.position = _vector(position, 3, f"position reference of {self.name!r}")
+        self.velocity = _vector(velocity, 3, f"velocity reference of {self.name!r}")
+
+    def jacobian(self, robot):
+        return robot.frame_jacobian(self.frame, local=False)[:3]
+
+    def drift(self, robot):
+        return robot.frame_drift(self.frame, local=False)[:3]
+
+    def error(self, robot):
+        return robot.frame_placement(self.frame).translation - self.position
+
+    def error_velocity(self, robot):
+        return robot.frame_velocity(self.frame, local=False)[:3] - self.velocity
+
+
+@dataclass
 class ContactForceTask(Task):
     """A contact's force to ``target`` [N, N m] (seed 001's controlled contact).
 
