@@ -1,0 +1,61 @@
+"""Recorded states for the controller's torque regression test (issue: optimisations keep the
+torques to 1e-9). ``python -m tests.torque_regression`` re-records ``tests/data/torque_regression.npz``
+-- only do that when a change of the controller's *behaviour* is intended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
+from humanoid_env.sim_bridge import SimBridge
+from wbc_layer import RobotModel, WholeBodyController
+
+DATA = Path(__file__).resolve().parent / "data" / "torque_regression.npz"
+N_STATES = 40
+
+
+def record_states() -> dict[str, np.ndarray]:
+    """A pushed standing rollout with a moving CoM reference; every 10th physics step kept."""
+    model = mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML))
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("home").id)
+    mujoco.mj_forward(model, data)
+    robot = RobotModel.from_mjcf(ROBOT_XML)
+    bridge = SimBridge(model, robot.joint_names)
+    robot.update(*bridge.to_pinocchio(data.qpos, data.qvel))
+    controller = WholeBodyController(robot, default_controller_config())
+    com0 = robot.com.copy()
+    torso = model.body("torso").id
+    qs, vs, refs = [], [], []
+    for k in range(10 * N_STATES):
+        t = k * model.opt.timestep
+        reference = com0 + np.array([0.02 * np.sin(2 * t), 0.015 * np.sin(3 * t), -0.01 * t])
+        controller.com_task.set_reference(reference)
+        data.xfrc_applied[torso, :3] = [30.0, -20.0, 0.0] if 0.2 < t < 0.3 else 0.0
+        q, v = bridge.to_pinocchio(data.qpos, data.qvel)
+        if k % 10 == 0:
+            qs.append(q), vs.append(v), refs.append(reference)
+        bridge.torques_to_ctrl(controller.compute(q, v).tau, data.ctrl)
+        mujoco.mj_step(model, data)
+    return {"q": np.array(qs), "v": np.array(vs), "com_reference": np.array(refs)}
+
+
+def torques_for(states: dict[str, np.ndarray], **config) -> np.ndarray:
+    """(N, na) torques, each state solved by a fresh controller (no warm-start history)."""
+    robot = RobotModel.from_mjcf(ROBOT_XML)
+    out = []
+    for q, v, reference in zip(states["q"], states["v"], states["com_reference"], strict=True):
+        robot.update(q, v)
+        controller = WholeBodyController(robot, default_controller_config(**config))
+        controller.com_task.set_reference(reference)
+        out.append(controller.compute(q, v).tau)
+    return np.array(out)
+
+
+if __name__ == "__main__":
+    states = record_states()
+    np.savez(DATA, tau=torques_for(states), **states)
+    print(f"wrote {DATA}")
