@@ -22,7 +22,6 @@ import numpy as np
 from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import QPSolveError, RobotModel, WholeBodyController
-from wbc_layer.qp_builder import build_qp, torques_from_solution
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
@@ -38,6 +37,7 @@ def run(steps: int) -> dict[str, np.ndarray]:
     robot.update(*bridge.to_pinocchio(data.qpos, data.qvel))
     controller = WholeBodyController(robot, default_controller_config())
     contacts, tasks = list(controller.contacts.values()), list(controller.tasks.values())
+    builder = controller.builder
     torso = model.body("torso").id
     timings = {key: np.empty(steps) for key in ("update", "build", "solve", "torques", "wbc_step", "mj_step")}
     fallbacks = 0
@@ -53,12 +53,12 @@ def run(steps: int) -> dict[str, np.ndarray]:
         t0 = clock()
         robot.update(q, v)
         t1 = clock()
-        problem = build_qp(robot, contacts, tasks, controller.layout, controller.config.friction_facets)
+        problem = builder.build(robot, contacts, tasks)
         t2 = clock()
         try:
             x = controller.solver.solve(problem).x
             t3 = clock()
-            tau = torques_from_solution(robot, contacts, controller.layout, x)
+            tau = builder.torques(robot, x)
         except QPSolveError:
             fallbacks += 1
             t3 = clock()

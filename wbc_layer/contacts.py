@@ -74,13 +74,14 @@ class Contact:
         """``(G (m, dim), h (m,))`` with ``G f <= h`` for an active contact.
 
         The rows depend only on the contact's parameters; they are cached (read-only arrays)
-        and rebuilt when a parameter changes.
+        and rebuilt when a parameter changes, which increments ``rows_version``.
         """
         key = (n_facets, *(getattr(self, name) for name in self._row_parameters))
         if getattr(self, "_rows_key", None) != key:
             G, h = self._build_force_constraints(n_facets)
             G.flags.writeable = h.flags.writeable = False
             self._rows, self._rows_key = (G, h), key
+            self.rows_version = getattr(self, "rows_version", 0) + 1
         return self._rows
 
     _row_parameters = ("friction_coefficient", "min_normal_force", "max_normal_force")

@@ -10,7 +10,7 @@ from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import SOLVERS, ProxsuiteSolver, QPProblem
-from wbc_layer.qp_builder import build_qp, torques_from_solution
+from wbc_layer.qp_builder import QPBuilder
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
@@ -84,9 +84,12 @@ class WholeBodyController:
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
+        self.builder = QPBuilder(self.layout, config.friction_facets)
+        self._contact_list = list(self.contacts.values())
         self.solver = (
             ProxsuiteSolver(eps_abs=config.eps_abs) if config.qp_solver == "proxsuite" else SOLVERS[config.qp_solver]()
         )
+        #: the last tick's QP; it views the builder's arrays, valid until the next compute().
         self.last_problem: QPProblem | None = None
 
     # -- switching ------------------------------------------------------------------------
@@ -124,12 +127,11 @@ class WholeBodyController:
     def compute(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
         """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP."""
         self.robot.update(q, v)
-        contacts = list(self.contacts.values())
-        problem = build_qp(self.robot, contacts, list(self.tasks.values()), self.layout, self.config.friction_facets)
+        problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
         self.last_problem = problem
         solution = self.solver.solve(problem)
         x = solution.x
-        tau = torques_from_solution(self.robot, contacts, self.layout, x)
+        tau = self.builder.torques(self.robot, x)
         if not np.all(np.isfinite(tau)):
             raise QPSolveError("non_finite_torque", problem, solution)
         forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}

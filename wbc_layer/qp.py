@@ -46,6 +46,10 @@ class QPProblem:
     def n(self) -> int:
         return self.P.shape[0]
 
+    def copy(self) -> QPProblem:
+        """A copy that owns its arrays (a builder's problem is overwritten at the next tick)."""
+        return QPProblem(*(np.array(a) for a in (self.P, self.q, self.A, self.b, self.G, self.h)))
+
     def to_qpsolvers(self) -> qpsolvers.Problem:
         return qpsolvers.Problem(self.P, self.q, self.G, self.h, self.A, self.b)
 
@@ -111,7 +115,7 @@ class ProxsuiteSolver:
         self._previous = (x, np.array(results.y), np.array(results.z))
         if status != "solved" or not np.all(np.isfinite(x)):
             self.reset()  # a failed solve must not seed the next warm start
-            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem, results)
+            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem.copy(), results)
         return QPSolution(x, status, int(results.info.iter), elapsed_us)
 
     def _new_qp(self, n: int, n_eq: int, n_in: int):
@@ -152,7 +156,7 @@ class DaqpSolver:
         status = _DAQP_STATUS.get(int(flag), f"daqp_flag_{flag}")
         x = np.asarray(x, dtype=float)
         if status != "solved" or not np.all(np.isfinite(x)):
-            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem, info)
+            raise QPSolveError(status if status != "solved" else "non_finite_solution", problem.copy(), info)
         return QPSolution(x, status, int(info.get("iterations", -1)) if isinstance(info, dict) else -1, elapsed_us)
 
 

@@ -10,6 +10,10 @@ Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
   ``q = -2 sum w A^T b``.
 
 The torques follow from a solution as ``tau = M_a qdd + h_a - J_a^T f`` (actuated rows).
+
+:class:`QPBuilder` fills preallocated arrays: the parts that depend only on which contacts are
+active (the force rows, ``f_i = 0`` rows) are written when that set changes, the rest every
+tick. :func:`build_qp` is the one-shot form.
 """
 
 from __future__ import annotations
@@ -34,6 +38,106 @@ def contact_jacobians(robot: RobotModel, contacts: Sequence[Contact], layout: QP
     return J
 
 
+class QPBuilder:
+    """Builds the QP of one tick into arrays it owns.
+
+    The returned :class:`QPProblem` views those arrays: it is valid until the next
+    :meth:`build` (copy it to keep it).
+    """
+
+    def __init__(self, layout: QPLayout, n_facets: int = 4):
+        self.layout = layout
+        self.n_facets = n_facets
+        self._structure_key: tuple | None = None
+        self.contact_jacobian = np.zeros((layout.nf, layout.nv))
+
+    def build(self, robot: RobotModel, contacts: Sequence[Contact], tasks: Sequence[Task]) -> QPProblem:
+        """The QP at the robot's current state; ``robot`` must be updated."""
+        layout, nv, na = self.layout, self.layout.nv, robot.na
+        key = tuple((c.active, c.force_constraints(self.n_facets) and c.rows_version) for c in contacts)
+        if key != self._structure_key:
+            self._allocate(contacts, na)
+            self._structure_key = key
+
+        Jc, A, b, G, h = self.contact_jacobian, self.A, self.b, self.G, self.h
+        for contact, block in self._active:
+            Jc[block] = contact.jacobian(robot)
+            A[6 + block.start : 6 + block.stop, :nv] = Jc[block]
+            b[6 + block.start : 6 + block.stop] = -contact.drift(robot)
+        A[:6, :nv] = robot.M[:6]
+        A[:6, nv:] = -Jc[:, :6].T
+        b[:6] = -robot.h[:6]
+
+        torque_rows = G[self._torque_rows]
+        torque_rows[:, :nv] = robot.M[6:]
+        torque_rows[:, nv:] = -Jc[:, 6:].T
+        G[self._torque_rows] = torque_rows
+        G[self._torque_rows_negated] = -torque_rows
+        h_actuated = robot.h[6:]
+        h[self._torque_rows] = robot.torque_max - h_actuated
+        h[self._torque_rows_negated] = h_actuated - robot.torque_min
+
+        P, q = self._cost(robot, tasks)
+        return QPProblem(P, q, A, b, G, h)
+
+    def _cost(self, robot: RobotModel, tasks: Sequence[Task]) -> tuple[np.ndarray, np.ndarray]:
+        """``P = 2 sum w A^T A``, ``q = -2 sum w A^T b``; diagonal terms go straight to diag(P)."""
+        nx = self.layout.nx
+        rows, targets = [], []
+        diagonal, linear = np.zeros(nx), np.zeros(nx)
+        for task in tasks:
+            if not (task.active and task.weight > 0):
+                continue
+            fast = task.diagonal_residual(robot, self.layout)
+            if fast is None:
+                A_task, b_task = task.residual(robot, self.layout)
+                scale = np.sqrt(task.weight)
+                rows.append(scale * A_task)
+                targets.append(scale * b_task)
+            else:
+                indices, d, b_task = fast
+                diagonal[indices] += task.weight * d * d
+                linear[indices] += task.weight * d * b_task
+        if rows:
+            A_cost, b_cost = np.vstack(rows), np.concatenate(targets)
+            P = 2.0 * (A_cost.T @ A_cost)
+            q = -2.0 * (A_cost.T @ b_cost + linear)
+        else:
+            P, q = np.zeros((nx, nx)), -2.0 * linear
+        P.flat[:: nx + 1] += 2.0 * diagonal
+        return P, q
+
+    def _allocate(self, contacts: Sequence[Contact], na: int) -> None:
+        """Arrays and constant rows for the current set of active contacts."""
+        layout, nx = self.layout, self.layout.nx
+        self.A = np.zeros((6 + layout.nf, nx))
+        self.b = np.zeros(6 + layout.nf)
+        self.contact_jacobian[:] = 0.0
+        self._active = []
+        G_blocks, h_blocks = [], []
+        for contact in contacts:
+            block = layout.force_in_block(contact.name)
+            if contact.active:
+                self._active.append((contact, block))
+                G_force, h_force = contact.force_constraints(self.n_facets)
+                G = np.zeros((G_force.shape[0], nx))
+                G[:, layout.force(contact.name)] = G_force
+                G_blocks.append(G)
+                h_blocks.append(h_force)
+            else:
+                self.A[6 + block.start : 6 + block.stop, layout.force(contact.name)] = np.eye(contact.dim)
+        n_contact_rows = sum(len(h) for h in h_blocks)
+        self.G = np.vstack([*G_blocks, np.zeros((2 * na, nx))])
+        self.h = np.concatenate([*h_blocks, np.zeros(2 * na)])
+        self._torque_rows = slice(n_contact_rows, n_contact_rows + na)
+        self._torque_rows_negated = slice(n_contact_rows + na, n_contact_rows + 2 * na)
+
+    def torques(self, robot: RobotModel, x: np.ndarray) -> np.ndarray:
+        """(na,) ``tau = M_a qdd + h_a - J_a^T f`` [N m] for a solution of the last build."""
+        layout = self.layout
+        return robot.M[6:] @ x[layout.qdd] + robot.h[6:] - self.contact_jacobian[:, 6:].T @ x[layout.forces]
+
+
 def build_qp(
     robot: RobotModel,
     contacts: Sequence[Contact],
@@ -41,48 +145,8 @@ def build_qp(
     layout: QPLayout,
     n_facets: int = 4,
 ) -> QPProblem:
-    """The QP of one control tick; ``robot`` must be updated at the current state."""
-    nx = layout.nx
-    Jc = contact_jacobians(robot, contacts, layout)
-    dynamics = np.hstack([robot.M, -Jc.T])  # (nv, nx): dynamics @ x + h = S^T tau
-
-    A = np.zeros((6 + layout.nf, nx))
-    b = np.zeros(6 + layout.nf)
-    A[:6] = dynamics[:6]
-    b[:6] = -robot.h[:6]
-    G_blocks, h_blocks = [], []
-    for contact in contacts:
-        force = layout.force(contact.name)
-        block = layout.force_in_block(contact.name)
-        rows = slice(6 + block.start, 6 + block.stop)
-        if contact.active:
-            A[rows, layout.qdd] = contact.jacobian(robot)
-            b[rows] = -contact.drift(robot)
-            G_force, h_force = contact.force_constraints(n_facets)
-            G = np.zeros((G_force.shape[0], nx))
-            G[:, force] = G_force
-            G_blocks.append(G)
-            h_blocks.append(h_force)
-        else:
-            A[rows, force] = np.eye(contact.dim)
-
-    actuated = dynamics[6:]
-    h_actuated = robot.h[6:]
-    G_blocks += [actuated, -actuated]
-    h_blocks += [robot.torque_max - h_actuated, h_actuated - robot.torque_min]
-
-    # All task rows scaled by sqrt(weight) in one matrix: P = 2 A^T A, q = -2 A^T b.
-    rows, targets = [], []
-    for task in tasks:
-        if task.active and task.weight > 0:
-            A_task, b_task = task.residual(robot, layout)
-            scale = np.sqrt(task.weight)
-            rows.append(scale * A_task)
-            targets.append(scale * b_task)
-    A_cost, b_cost = np.vstack(rows), np.concatenate(targets)
-    P = 2.0 * (A_cost.T @ A_cost)
-    q = -2.0 * (A_cost.T @ b_cost)
-    return QPProblem(P, q, A, b, np.vstack(G_blocks), np.concatenate(h_blocks))
+    """One-shot form of :meth:`QPBuilder.build` (fresh arrays)."""
+    return QPBuilder(layout, n_facets).build(robot, contacts, tasks)
 
 
 def torques_from_solution(robot: RobotModel, contacts, layout: QPLayout, x: np.ndarray) -> np.ndarray:

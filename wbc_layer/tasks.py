@@ -40,6 +40,13 @@ class Task:
         """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
         raise NotImplementedError
 
+    def diagonal_residual(self, robot: RobotModel, layout: QPLayout) -> tuple[slice, np.ndarray, np.ndarray] | None:
+        """``(indices, d, b)`` when the term is ``||d * x[indices] - b||^2``, else None.
+
+        A fast path for the QP builder: such a term only touches the diagonal of ``P``.
+        """
+        return None
+
 
 @dataclass
 class MotionTask(Task):
@@ -131,6 +138,9 @@ class PostureTask(MotionTask):
 
     def error_velocity(self, robot):
         return robot.v[6:]
+
+    def diagonal_residual(self, robot, layout):
+        return slice(6, robot.nv), 1.0, self.desired_acceleration(robot)
 
 
 @dataclass
@@ -227,8 +237,12 @@ class RegularisationTask(Task):
     force_weight: float = 1e-6
 
     def residual(self, robot, layout):
+        _, scale, target = self.diagonal_residual(robot, layout)
+        return np.diag(scale), target
+
+    def diagonal_residual(self, robot, layout):
         scale = np.concatenate([
             np.full(layout.nv, np.sqrt(self.qdd_weight)),
             np.full(layout.nf, np.sqrt(self.force_weight)),
         ])
-        return np.diag(scale), np.zeros(layout.nx)
+        return slice(0, layout.nx), scale, np.zeros(layout.nx)
