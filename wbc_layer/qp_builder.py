@@ -53,7 +53,7 @@ class QPBuilder:
 
     def build(self, robot: RobotModel, contacts: Sequence[Contact], tasks: Sequence[Task]) -> QPProblem:
         """The QP at the robot's current state; ``robot`` must be updated."""
-        layout, nv, na = self.layout, self.layout.nv, robot.na
+        nv, na = self.layout.nv, robot.na
         key = tuple((c.active, c.force_constraints(self.n_facets) and c.rows_version) for c in contacts)
         if key != self._structure_key:
             self._allocate(contacts, na)
