@@ -19,23 +19,16 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
-from humanoid_env.sim_bridge import SimBridge
-from wbc_layer import QPSolveError, RobotModel, WholeBodyController
+from humanoid_env.wbc_sim import WBCSimulation
+from wbc_layer import QPSolveError
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
 
 
 def run(steps: int) -> dict[str, np.ndarray]:
-    model = mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML))
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key("home").id)
-    mujoco.mj_forward(model, data)
-    robot = RobotModel.from_mjcf(ROBOT_XML)
-    bridge = SimBridge(model, robot.joint_names)
-    robot.update(*bridge.to_pinocchio(data.qpos, data.qvel))
-    controller = WholeBodyController(robot, default_controller_config())
+    sim = WBCSimulation()
+    model, data, robot, bridge, controller = sim.model, sim.data, sim.robot, sim.bridge, sim.controller
     contacts, tasks = list(controller.contacts.values()), list(controller.tasks.values())
     builder = controller.builder
     torso = model.body("torso").id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from wbc_layer import QPSolveError
+from humanoid_env.wbc_sim import WBCSimulation
 
 #: Settling time before steady-state checks [s].
 SETTLE_S = 1.0
@@ -21,51 +21,35 @@ def _measured_vertical_ground_force(model, data) -> float:
     return total
 
 
-def _run(model, data, bridge, controller, seconds, on_step=None) -> int:
-    fallbacks = 0
-    for k in range(int(round(seconds / model.opt.timestep))):
-        q, v = bridge.to_pinocchio(data.qpos, data.qvel)
-        try:
-            tau = controller.compute(q, v).tau
-        except QPSolveError:
-            fallbacks += 1
-            tau = controller.gravity_compensation_torques()
-        bridge.torques_to_ctrl(tau, data.ctrl)
-        mujoco.mj_step(model, data)
-        if on_step is not None:
-            on_step(k)
-    return fallbacks
+def _steps(sim: WBCSimulation, seconds: float):
+    """Run the closed loop for ``seconds``, yielding the time [s] after each physics step."""
+    for k in range(int(round(seconds / sim.model.opt.timestep))):
+        sim.step()
+        yield (k + 1) * sim.model.opt.timestep
 
 
-def test_stands_for_20_seconds(mj_model, mj_data, bridge, controller):
-    robot = controller.robot
+def test_stands_for_20_seconds():
+    sim = WBCSimulation()
+    robot, data = sim.robot, sim.data
     reference = robot.com.copy()
-    base_height = mj_data.qpos[2]
-    com_errors, base_errors, force_errors = [], [], []
+    base_height = data.qpos[2]
     weight = robot.mass * 9.81
-
-    def record(k):
-        if k * mj_model.opt.timestep >= SETTLE_S and k % 10 == 0:
+    com_errors, base_errors, force_errors = [], [], []
+    for k, t in enumerate(_steps(sim, 20.0)):
+        if t >= SETTLE_S and k % 10 == 0:
             com_errors.append(np.linalg.norm(robot.com - reference))
-            base_errors.append(abs(mj_data.qpos[2] - base_height))
-            force_errors.append(abs(_measured_vertical_ground_force(mj_model, mj_data) - weight) / weight)
-
-    fallbacks = _run(mj_model, mj_data, bridge, controller, 20.0, record)
-    assert fallbacks == 0
+            base_errors.append(abs(data.qpos[2] - base_height))
+            force_errors.append(abs(_measured_vertical_ground_force(sim.model, data) - weight) / weight)
+    assert sim.fallbacks == 0
     assert max(com_errors) < 2e-3  # [m] issue: CoM within 2 mm of its reference
     assert max(base_errors) < 5e-3  # [m] base height within 5 mm (contact settling is < 1 mm)
     assert max(force_errors) < 0.01  # MuJoCo's ground force equals m g within 1% once settled
 
 
-def test_moves_the_com_3cm_forward_and_holds_it(mj_model, mj_data, bridge, controller):
-    robot = controller.robot
-    target = robot.com + np.array([0.03, 0.0, 0.0])
-    controller.com_task.set_reference(target)
-    errors = []
-
-    def record(k):
-        if k * mj_model.opt.timestep >= 2.0:
-            errors.append(np.linalg.norm(robot.com - target))
-
-    assert _run(mj_model, mj_data, bridge, controller, 3.0, record) == 0
+def test_moves_the_com_3cm_forward_and_holds_it():
+    sim = WBCSimulation()
+    target = sim.robot.com + np.array([0.03, 0.0, 0.0])
+    sim.controller.com_task.set_reference(target)
+    errors = [np.linalg.norm(sim.robot.com - target) for t in _steps(sim, 3.0) if t > 2.0]
+    assert sim.fallbacks == 0
     assert max(errors) < 3e-3  # [m] issue: error below 3 mm after 2 s

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
-from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
-from humanoid_env.sim_bridge import SimBridge
+from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.wbc_sim import WBCSimulation
 from wbc_layer import RobotModel, WholeBodyController
 
 DATA = Path(__file__).resolve().parent / "data" / "torque_regression.npz"
@@ -19,15 +18,9 @@ N_STATES = 40
 
 def record_states() -> dict[str, np.ndarray]:
     """A pushed standing rollout with a moving CoM reference; every 10th physics step kept."""
-    model = mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML))
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key("home").id)
-    mujoco.mj_forward(model, data)
-    robot = RobotModel.from_mjcf(ROBOT_XML)
-    bridge = SimBridge(model, robot.joint_names)
-    robot.update(*bridge.to_pinocchio(data.qpos, data.qvel))
-    controller = WholeBodyController(robot, default_controller_config())
-    com0 = robot.com.copy()
+    sim = WBCSimulation()
+    model, data, controller = sim.model, sim.data, sim.controller
+    com0 = sim.robot.com.copy()
     torso = model.body("torso").id
     qs, vs, refs = [], [], []
     for k in range(10 * N_STATES):
@@ -35,11 +28,10 @@ def record_states() -> dict[str, np.ndarray]:
         reference = com0 + np.array([0.02 * np.sin(2 * t), 0.015 * np.sin(3 * t), -0.01 * t])
         controller.com_task.set_reference(reference)
         data.xfrc_applied[torso, :3] = [30.0, -20.0, 0.0] if 0.2 < t < 0.3 else 0.0
-        q, v = bridge.to_pinocchio(data.qpos, data.qvel)
         if k % 10 == 0:
+            q, v = sim.state()
             qs.append(q), vs.append(v), refs.append(reference)
-        bridge.torques_to_ctrl(controller.compute(q, v).tau, data.ctrl)
-        mujoco.mj_step(model, data)
+        sim.step()
     return {"q": np.array(qs), "v": np.array(vs), "com_reference": np.array(refs)}
 
 
