@@ -1,6 +1,11 @@
 """Recorded states for the controller's torque regression test (issue: optimisations keep the
 torques to 1e-9). ``python -m tests.torque_regression`` re-records ``tests/data/torque_regression.npz``
--- only do that when a change of the controller's *behaviour* is intended."""
+-- only do that when a change of the controller's *behaviour* is intended.
+
+The torques are solved with DAQP, an active-set solver that solves the optimal active set's KKT
+system exactly: proxsuite stops at a residual tolerance, and in the directions the cost barely
+weighs (the feet's internal forces, regularised at 1e-6) its answer moves by 1e-4 N m with the
+solve path, which would hide or fake a regression."""
 
 from __future__ import annotations
 
@@ -36,7 +41,8 @@ def record_states() -> dict[str, np.ndarray]:
 
 
 def torques_for(states: dict[str, np.ndarray], **config) -> np.ndarray:
-    """(N, na) torques, each state solved by a fresh controller (no warm-start history)."""
+    """(N, na) torques, each state solved by a fresh DAQP controller (no warm-start history)."""
+    config = {"qp_solver": "daqp", **config}
     robot = RobotModel.from_mjcf(ROBOT_XML)
     out = []
     for q, v, reference in zip(states["q"], states["v"], states["com_reference"], strict=True):

@@ -86,11 +86,15 @@ class WholeBodyController:
             )
         self.builder = QPBuilder(self.layout, config.friction_facets)
         self._contact_list = list(self.contacts.values())
-        self.solver = (
-            ProxsuiteSolver(eps_abs=config.eps_abs) if config.qp_solver == "proxsuite" else SOLVERS[config.qp_solver]()
-        )
+        self.solver = self._new_solver()  # without the torque-limit rows
+        self.limited_solver = self._new_solver()  # with them, used when a limit is hit
         #: the last tick's QP; it views the builder's arrays, valid until the next compute().
         self.last_problem: QPProblem | None = None
+
+    def _new_solver(self):
+        if self.config.qp_solver == "proxsuite":
+            return ProxsuiteSolver(eps_abs=self.config.eps_abs)
+        return SOLVERS[self.config.qp_solver]()
 
     # -- switching ------------------------------------------------------------------------
     def contact(self, name: str) -> Contact:
@@ -129,9 +133,15 @@ class WholeBodyController:
         self.robot.update(q, v)
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
         self.last_problem = problem
-        solution = self.solver.solve(problem)
+        # The torque-limit rows are most of the inequalities and rarely active: solve without
+        # them first; if the torques respect the limits, that is the full problem's optimum too
+        # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
+        solution = self.solver.solve(self.builder.without_torque_limits(problem))
+        tau = self.builder.torques(self.robot, solution.x)
+        if np.any(tau > self.robot.torque_max) or np.any(tau < self.robot.torque_min):
+            solution = self.limited_solver.solve(problem)
+            tau = self.builder.torques(self.robot, solution.x)
         x = solution.x
-        tau = self.builder.torques(self.robot, x)
         if not np.all(np.isfinite(tau)):
             raise QPSolveError("non_finite_torque", problem, solution)
         forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}

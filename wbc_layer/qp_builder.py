@@ -132,6 +132,11 @@ class QPBuilder:
         self._torque_rows = slice(n_contact_rows, n_contact_rows + na)
         self._torque_rows_negated = slice(n_contact_rows + na, n_contact_rows + 2 * na)
 
+    def without_torque_limits(self, problem: QPProblem) -> QPProblem:
+        """``problem`` without its torque-limit rows (views, no copy)."""
+        n = self._torque_rows.start
+        return QPProblem(problem.P, problem.q, problem.A, problem.b, problem.G[:n], problem.h[:n])
+
     def torques(self, robot: RobotModel, x: np.ndarray) -> np.ndarray:
         """(na,) ``tau = M_a qdd + h_a - J_a^T f`` [N m] for a solution of the last build."""
         layout = self.layout
