@@ -1,8 +1,9 @@
 """Per-physics-step cost of the whole-body controller on the standing task, with pushes.
 
 Measures, side by side in one run over N physics steps at 500 Hz (default 5,000 = 10 s):
-model update (pinocchio terms), QP build, QP solve (proxsuite, warm-started), torque
-recovery, the whole WBC step (sum of those plus bookkeeping), and one ``mj_step``.
+model update (pinocchio terms), QP build, QP solve (proxsuite, warm-started; both solves when a
+torque limit is hit), torque recovery, the whole WBC step (MuJoCo state -> torques, including
+the bridge), and one ``mj_step`` (the torques applied while ``sim.step`` also writes ``ctrl``).
 Prints a table of median / p99 / max [us] and writes JSON.
 
     python benchmarks/controller_step.py [--steps 5000] [--json benchmarks/results/controller_step.json]
@@ -16,11 +17,9 @@ import platform
 import time
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
 from humanoid_env.wbc_sim import WBCSimulation
-from wbc_layer import QPSolveError
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
@@ -28,12 +27,10 @@ PUSH_DURATION_S = 0.1
 
 def run(steps: int) -> dict[str, np.ndarray]:
     sim = WBCSimulation()
-    model, data, robot, bridge, controller = sim.model, sim.data, sim.robot, sim.bridge, sim.controller
-    contacts, tasks = list(controller.contacts.values()), list(controller.tasks.values())
-    builder = controller.builder
+    model, data, controller = sim.model, sim.data, sim.controller
     torso = model.body("torso").id
-    timings = {key: np.empty(steps) for key in ("update", "build", "solve", "torques", "wbc_step", "mj_step")}
-    fallbacks = 0
+    parts = ("update", "build", "solve", "torques")
+    timings = {key: np.empty(steps) for key in (*parts, "wbc_step", "mj_step")}
     clock = time.perf_counter
     for k in range(steps):
         t = k * model.opt.timestep
@@ -42,30 +39,16 @@ def run(steps: int) -> dict[str, np.ndarray]:
         data.xfrc_applied[torso, :2] = (
             PUSH_FORCE_N * np.array([np.cos(angle), np.sin(angle)]) if 0.5 <= phase < 0.5 + PUSH_DURATION_S else 0.0
         )
-        q, v = bridge.to_pinocchio(data.qpos, data.qvel)
         t0 = clock()
-        robot.update(q, v)
+        tau = sim.torques()
         t1 = clock()
-        problem = builder.build(robot, contacts, tasks)
+        sim.step(tau)
         t2 = clock()
-        try:
-            x = controller.solver.solve(problem).x
-            t3 = clock()
-            tau = builder.torques(robot, x)
-        except QPSolveError:
-            fallbacks += 1
-            t3 = clock()
-            tau = controller.gravity_compensation_torques()
-        t4 = clock()
-        bridge.torques_to_ctrl(tau, data.ctrl)
-        t5 = clock()
-        mujoco.mj_step(model, data)
-        t6 = clock()
-        timings["update"][k], timings["build"][k] = t1 - t0, t2 - t1
-        timings["solve"][k], timings["torques"][k] = t3 - t2, t4 - t3
-        timings["wbc_step"][k], timings["mj_step"][k] = t5 - t0, t6 - t5
-    if fallbacks:
-        print(f"warning: {fallbacks} fallbacks during the run")
+        for part in parts:
+            timings[part][k] = controller.last_timings.get(part, np.nan) * 1e-6
+        timings["wbc_step"][k], timings["mj_step"][k] = t1 - t0, t2 - t1
+    if sim.fallbacks:
+        print(f"warning: {sim.fallbacks} fallbacks during the run")
     return {key: value * 1e6 for key, value in timings.items()}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from wbc_layer.config import ContactConfig, ControllerConfig
@@ -90,6 +92,8 @@ class WholeBodyController:
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit
         #: the last tick's QP; it views the builder's arrays, valid until the next compute().
         self.last_problem: QPProblem | None = None
+        #: wall time [us] of the parts of the last successful compute().
+        self.last_timings: dict[str, float] = {}
 
     def _new_solver(self):
         if self.config.qp_solver == "proxsuite":
@@ -129,10 +133,18 @@ class WholeBodyController:
 
     # -- the tick -------------------------------------------------------------------------
     def compute(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
-        """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP."""
+        """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP.
+
+        ``last_timings`` then holds the wall time [us] of ``update``, ``build``, ``solve``
+        (both solves when a torque limit was hit) and ``torques``.
+        """
+        clock = time.perf_counter
+        t0 = clock()
         self.robot.update(q, v)
+        t1 = clock()
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
         self.last_problem = problem
+        t2 = clock()
         # The torque-limit rows are most of the inequalities and rarely active: solve without
         # them first; if the torques respect the limits, that is the full problem's optimum too
         # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
@@ -141,11 +153,15 @@ class WholeBodyController:
         if np.any(tau > self.robot.torque_max) or np.any(tau < self.robot.torque_min):
             solution = self.limited_solver.solve(problem)
             tau = self.builder.torques(self.robot, solution.x)
+        t3 = clock()
         x = solution.x
         if not np.all(np.isfinite(tau)):
-            raise QPSolveError("non_finite_torque", problem, solution)
+            raise QPSolveError("non_finite_torque", problem.copy(), solution)
         forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}
-        return WBCResult(True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations)
+        result = WBCResult(True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations)
+        t4 = clock()
+        self.last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
+        return result
 
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].
