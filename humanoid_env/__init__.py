@@ -2,6 +2,8 @@
 
 - ``HumanoidWBC-v0``: balance on flat ground (:class:`humanoid_env.envs.balance.HumanoidBalanceEnv`),
   20 s episodes (1000 steps at 50 Hz).
+- ``HumanoidWBCWall-v0``: right hand on a wall with a regulated force
+  (:class:`humanoid_env.envs.wall.HumanoidWallEnv`), 20 s episodes.
 """
 
 import gymnasium
@@ -10,5 +12,12 @@ if "HumanoidWBC-v0" not in gymnasium.registry:
     gymnasium.register(
         id="HumanoidWBC-v0",
         entry_point="humanoid_env.envs.balance:HumanoidBalanceEnv",
+        max_episode_steps=1000,
+    )
+
+if "HumanoidWBCWall-v0" not in gymnasium.registry:
+    gymnasium.register(
+        id="HumanoidWBCWall-v0",
+        entry_point="humanoid_env.envs.wall:HumanoidWallEnv",
         max_episode_steps=1000,
     )

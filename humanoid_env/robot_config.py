@@ -41,3 +41,41 @@ def foot_contacts(min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
 def default_controller_config(**overrides) -> ControllerConfig:
     """Standing controller: both feet supporting, torso held upright."""
     return ControllerConfig(contacts=foot_contacts(), torso_frame="torso").with_overrides(**overrides)
+
+
+#: The wall scene (``assets/scene_wall.xml``): wall surface at ``y = WALL_SURFACE_Y`` [m], its
+#: normal into the robot ``WALL_NORMAL`` (world axes).
+WALL_SCENE_XML = ASSETS / "scene_wall.xml"
+WALL_SURFACE_Y = -0.355
+WALL_NORMAL = (0.0, 1.0, 0.0)
+#: Radius of the hands' collision spheres [m] (sites ``<side>_hand`` at their centres).
+HAND_RADIUS = 0.035
+
+
+def hand_contact(
+    side: str = "right",
+    normal: tuple[float, float, float] = WALL_NORMAL,
+    max_normal_force: float = 60.0,
+    active: bool = True,
+    frame: str | None = None,
+) -> ContactConfig:
+    """A hand's *controlled* point contact ``<side>_hand`` (3D force in world axes [N]).
+
+    Its normal force tracks a target (``WholeBodyController.set_force_target``); the friction
+    pyramid uses ``CONTROLLER_FRICTION`` (simulator: 1.0) and the normal force stays in
+    ``[0, max_normal_force]``: the hand cannot pull. ``normal``: the surface's normal into the
+    robot, world axes (a wall on the robot's right: ``(0, 1, 0)``). ``frame``: the contact
+    point's frame (default: the site ``<side>_hand`` at the sphere's centre; the wall env adds a
+    frame on the sphere's surface, where MuJoCo's friction acts).
+    """
+    return ContactConfig(
+        name=f"{side}_hand",
+        frame=frame or f"{side}_hand",
+        kind="point",
+        friction_coefficient=CONTROLLER_FRICTION,
+        min_normal_force=0.0,
+        max_normal_force=max_normal_force,
+        normal=tuple(float(x) for x in normal),
+        mode="controlled",
+        active=active,
+    )

@@ -44,10 +44,14 @@ def test_evaluate_subprocess_writes_json_with_metrics(tmp_path):
     assert written.suffix in (".mp4", ".gif") and written.stat().st_size > 1000
 
 
-def test_scripted_policy_has_no_scenario_for_balance(tmp_path):
-    proc = run_evaluate("--env", "HumanoidWBC-v0", "--policy", "scripted", "--json", str(tmp_path / "x.json"), "--max-steps", "2")
+def test_scripted_policy_rejects_an_unknown_scenario(tmp_path):
+    # HumanoidWBC-v0's scripted scenario is seed 001's contact switching (tests/test_scenarios.py).
+    proc = run_evaluate(
+        "--env", "HumanoidWBC-v0", "--policy", "scripted", "--scenario", "sudden",
+        "--json", str(tmp_path / "x.json"), "--max-steps", "2",
+    )  # fmt: skip
     assert proc.returncode == 2
-    assert "no scripted scenario" in proc.stderr
+    assert "unknown scenario 'sudden'" in proc.stderr
     assert not (tmp_path / "x.json").exists()
 
 

@@ -94,3 +94,14 @@ def test_forward_dynamics_and_acceleration_bridge_agree(robot, bridge):
     q, v = bridge.to_pinocchio(data.qpos, data.qvel)
     a = pin.aba(robot.model, robot.model.createData(), q, v, -robot.damping * v)
     assert _relative_error(bridge.acceleration_to_mujoco(data.qpos, v, a), data.qacc) < REL_TOL
+
+
+def test_added_frame_moves_with_its_parent(mj_model, mj_data, robot, bridge):
+    """A frame added 3.5 cm along a hand site's z axis sits there in world coordinates."""
+    random_state(mj_model, mj_data, np.random.default_rng(9))
+    extended = robot.with_frame("right_hand_tip", "right_hand", [0.0, 0.0, -0.035])
+    extended.update(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
+    site = mj_data.site("right_hand")
+    expected = site.xpos + site.xmat.reshape(3, 3) @ np.array([0.0, 0.0, -0.035])
+    assert np.allclose(extended.frame_placement("right_hand_tip").translation, expected, atol=1e-9)
+    assert not robot.model.existFrame("right_hand_tip")  # the original is untouched

@@ -6,7 +6,15 @@ Usage::
         --json runs/eval.json [--video runs/eval.mp4] [--max-steps 200] [--env-kwargs '{"push_magnitude_n": [0, 0]}']
 
 POLICY is ``nominal`` (zero action: in wbc mode the WBC alone), ``scripted`` (the task's scenario,
-where it has one; an error otherwise) or the path of a stable-baselines3 PPO/SAC ``.zip`` model.
+where it has one, an error otherwise: ``HumanoidWBCWall-v0`` the wall experiment of seed 001,
+``HumanoidWBC-v0`` its contact switching; ``--scenario ramp|abrupt`` picks the variant of the
+latter, see ``humanoid_env/envs/scenarios.py``), a run folder of ``python -m training.train`` or the path of a
+stable-baselines3 PPO/SAC ``.zip`` model. A run folder (or a zip inside one: ``model.zip``,
+``best/best_model.zip``, ``checkpoints/model_N_steps.zip``) brings its normalisation statistics
+(VecNormalize, used with ``training=False``, ``norm_reward=False``) and the ``env_kwargs`` of its
+``config.yaml``; ``--env-kwargs`` entries override those. Actions are deterministic.
+``--plot PATH`` writes a PNG of the first episode: CoM vs reference, contact forces vs targets,
+task signals (hand force, board tilt, ...) when the env's ``info`` has them.
 The JSON holds ``{"env", "policy", "seed", "episodes": [{"return", "length", "fell", <task
 metrics>}], "summary": {metric: mean}}``. Episode ``i`` is reset with seed ``S + i``.
 """
@@ -15,8 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
+import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
+from humanoid_env.envs.scenarios import Scenario, make_scenario
 from training.metrics import metrics_for, summarise
 
 Policy = Callable[[np.ndarray, gym.Env], np.ndarray]
@@ -33,36 +45,90 @@ class EvaluationError(RuntimeError):
     """A policy or option cannot be used; the message says why."""
 
 
+@dataclass
+class RunFiles:
+    """A saved model and what came with it from its run folder."""
+
+    model: Path
+    vecnormalize: Path | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def find_run_files(spec: str | Path) -> RunFiles:
+    """A run folder or model zip -> the model, its VecNormalize statistics and its run config.
+
+    Statistics: ``vecnormalize.pkl`` beside the zip, or SB3's checkpoint name
+    ``<prefix>_vecnormalize_<N>_steps.pkl`` for ``<prefix>_<N>_steps.zip``. Config: ``config.yaml``
+    in the zip's folder or its parent (``best/``, ``checkpoints/`` are inside the run folder).
+    """
+    from training.train import CONFIG_FILE, MODEL_FILE, VECNORM_FILE, read_run_config
+
+    path = Path(spec)
+    if path.is_dir():
+        if not (path / MODEL_FILE).is_file():
+            raise EvaluationError(f"{path} is a folder without {MODEL_FILE}: not a training run")
+        path = path / MODEL_FILE
+    elif not path.is_file():
+        raise EvaluationError(
+            f"--policy must be 'nominal', 'scripted' or an existing model file or run folder, got {str(spec)!r}"
+        )
+    candidates = [path.parent / VECNORM_FILE]
+    match = re.fullmatch(r"(.*)_(\d+)_steps", path.stem)
+    if match:
+        candidates.insert(0, path.parent / f"{match[1]}_vecnormalize_{match[2]}_steps.pkl")
+    vecnormalize = next((c for c in candidates if c.is_file()), None)
+    config: dict[str, Any] = {}
+    for folder in (path.parent, path.parent.parent):
+        if (folder / CONFIG_FILE).is_file():
+            config = read_run_config(folder)
+            break
+    return RunFiles(path, vecnormalize, config)
+
+
+def load_model_policy(files: RunFiles) -> Policy:
+    """Deterministic SB3 policy of ``files.model``, normalising observations as in training."""
+    from stable_baselines3 import PPO, SAC
+
+    classes = {"ppo": PPO, "sac": SAC}
+    algo = files.config.get("algo")
+    errors = []
+    model = None
+    for name, algo_cls in classes.items():
+        if algo is not None and name != algo:
+            continue
+        try:
+            model = algo_cls.load(str(files.model), device="cpu")
+            break
+        except Exception as err:  # wrong algorithm class or not a model: try the next one
+            errors.append(f"{algo_cls.__name__}: {err}")
+    if model is None:
+        raise EvaluationError(f"could not load {files.model} as a PPO or SAC model: {'; '.join(errors)}")
+    normalise: Callable[[np.ndarray], np.ndarray] = lambda obs: obs  # noqa: E731
+    if files.vecnormalize is not None:
+        # NOTE: VecNormalize.load wants a VecEnv only to check spaces; normalize_obs needs just the
+        # statistics, so unpickle them (what VecNormalize.load does) and freeze them.
+        with open(files.vecnormalize, "rb") as handle:
+            vecnorm = pickle.load(handle)
+        vecnorm.training = False
+        vecnorm.norm_reward = False
+        normalise = vecnorm.normalize_obs
+    elif files.config.get("config", {}).get("normalize"):
+        raise EvaluationError(f"{files.model}: trained with VecNormalize, but its statistics are missing")
+
+    def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
+        return model.predict(normalise(obs), deterministic=True)[0]
+
+    return policy
+
+
 def load_policy(spec: str) -> Policy:
-    """``nominal``, ``scripted`` or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``."""
+    """``nominal``, ``scripted``, a run folder or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``."""
     if spec == "nominal":
         return lambda obs, env: np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
     if spec == "scripted":
-
-        def scripted(obs: np.ndarray, env: gym.Env) -> np.ndarray:
-            action = getattr(env.unwrapped, "scripted_action", None)
-            if action is None:
-                raise EvaluationError(f"{env.spec.id if env.spec else env}: no scripted scenario")
-            try:
-                return action()
-            except NotImplementedError as err:
-                raise EvaluationError(str(err)) from err
-
-        return scripted
-    path = Path(spec)
-    if not path.is_file():
-        raise EvaluationError(f"--policy must be 'nominal', 'scripted' or an existing model file, got {spec!r}")
-    from stable_baselines3 import PPO, SAC
-
-    errors = []
-    for algo in (PPO, SAC):
-        try:
-            model = algo.load(str(path), device="cpu")
-        except Exception as err:  # wrong algorithm class or not a model: try the next one
-            errors.append(f"{algo.__name__}: {err}")
-            continue
-        return lambda obs, env, model=model: model.predict(obs, deterministic=True)[0]
-    raise EvaluationError(f"could not load {path} as a PPO or SAC model: {'; '.join(errors)}")
+        # The scenario drives the env through its hook (see evaluate()); the action is zero.
+        return lambda obs, env: np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
+    return load_model_policy(find_run_files(spec))
 
 
 def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
@@ -88,18 +154,50 @@ def evaluate(
     max_steps: int | None = None,
     video: Path | None = None,
     env_kwargs: dict[str, Any] | None = None,
+    plot: Path | None = None,
+    scenario: str | None = None,
 ) -> dict[str, Any]:
-    """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record."""
+    """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record.
+
+    For a trained policy the run's ``env_kwargs`` are the base and ``env_kwargs`` override them.
+    ``policy="scripted"`` runs the env's scripted scenario ``scenario`` (None: its default; see
+    :data:`humanoid_env.envs.scenarios.SCENARIOS`): its ``env_kwargs`` (pushes off) are the base,
+    an episode ends when the script does (or earlier on termination or ``max_steps``), and its
+    metrics are merged into each episode's record (replacing the env's generic ones of the same
+    name).
+    """
     if episodes < 1:
         raise EvaluationError(f"--episodes must be >= 1, got {episodes}")
-    act = load_policy(policy)
-    make_kwargs = dict(env_kwargs or {})
+    make_kwargs: dict[str, Any] = {}
+    script: Scenario | None = None
+    if scenario is not None and policy != "scripted":
+        raise EvaluationError("--scenario needs --policy scripted")
+    if policy == "scripted":
+        try:
+            script = make_scenario(env_id, scenario)
+        except ValueError as err:
+            raise EvaluationError(str(err)) from err
+        make_kwargs.update(script.env_kwargs)
+    if policy in ("nominal", "scripted"):
+        act = load_policy(policy)
+    else:
+        files = find_run_files(policy)
+        act = load_model_policy(files)
+        trained_on = files.config.get("env")
+        if trained_on is not None and trained_on != env_id.split(":")[-1]:
+            print(f"warning: {files.model} was trained on {trained_on}, not {env_id}", file=sys.stderr)
+        make_kwargs.update(files.config.get("config", {}).get("env_kwargs", {}))
+    make_kwargs.update(env_kwargs or {})
+    used_kwargs = dict(make_kwargs)
     if max_steps is not None:
         make_kwargs["max_episode_steps"] = int(max_steps)
     if video is not None:
         make_kwargs["render_mode"] = "rgb_array"
     env = gym.make(env_id, **make_kwargs)
+    if script is not None:
+        env.unwrapped.set_scenario(script)
     frames: list[np.ndarray] = []
+    trace: dict[str, list] = {}
     records = []
     try:
         for i in range(episodes):
@@ -113,41 +211,97 @@ def evaluate(
                 metrics.step(reward, terminated, info)
                 if video is not None and i == 0:
                     frames.append(env.render())
-                done = terminated or truncated
-            records.append(metrics.result())
+                if plot is not None and i == 0:
+                    record_trace(trace, reward, info)
+                done = terminated or truncated or (script is not None and script.finished(env.unwrapped))
+            record = metrics.result()
+            if script is not None:
+                record.update(script.result())
+            records.append(record)
     finally:
         env.close()
     result: dict[str, Any] = {
         "env": env_id,
         "policy": policy,
         "seed": seed,
-        "env_kwargs": env_kwargs or {},
+        "env_kwargs": used_kwargs,
         "episodes": records,
         "summary": summarise(records),
     }
+    if script is not None:
+        result["scenario"] = script.name
     if video is not None:
         fps = int(env.metadata.get("render_fps", 50))
         result["video"] = str(write_video(frames, video, fps))
+    if plot is not None:
+        from training.plotting import plot_episode
+
+        title = f"{env_id} / {policy} (seed {seed}, episode 0)"
+        result["plot"] = str(plot_episode(trace, plot, title))
     return result
+
+
+#: ``info`` entries plotted as task signals when an env provides them (name contains one of these).
+TASK_SIGNAL_WORDS = ("hand", "tilt", "board", "wall")
+
+
+def record_trace(trace: dict[str, list], reward: float, info: dict[str, Any]) -> None:
+    """Append one env step of ``info`` to ``trace`` (plain lists, for :mod:`training.plotting`).
+
+    Keys: ``time`` [s], ``reward``, ``com`` / ``com_ref`` ((3,) [m]), ``force/<contact>`` ((3,) [N],
+    measured, world frame), ``force_target/<contact>`` ([N] or (3,) [N]), ``push_force`` ((3,) [N]),
+    ``task/<info key>`` for numeric entries named with :data:`TASK_SIGNAL_WORDS`.
+    """
+
+    def add(key: str, value: Any) -> None:
+        trace.setdefault(key, []).append(np.asarray(value, dtype=float).tolist())
+
+    add("time", info.get("time", len(trace.get("time", [])) * 0.02))
+    add("reward", reward)
+    for key in ("com", "com_ref", "push_force"):
+        if key in info:
+            add(key, info[key])
+    for name, force in (info.get("contact_forces") or {}).items():
+        add(f"force/{name}", force)
+    for name, target in (info.get("contact_force_targets") or {}).items():
+        add(f"force_target/{name}", target)
+    for key, value in info.items():
+        if key.startswith("reward_") or key in ("contact_forces", "contact_force_targets"):
+            continue
+        if any(word in key for word in TASK_SIGNAL_WORDS):
+            try:
+                array = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                continue
+            if array.size <= 6:
+                add(f"task/{key}", array)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, help="environment id, e.g. HumanoidWBC-v0")
-    parser.add_argument("--policy", default="nominal", help="nominal | scripted | path to an SB3 .zip model")
+    parser.add_argument("--policy", default="nominal", help="nominal | scripted | run folder | .zip")
     parser.add_argument("--episodes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, required=True, help="output JSON file")
     parser.add_argument("--video", type=Path, default=None, help="mp4 of the first episode (gif without ffmpeg)")
     parser.add_argument("--max-steps", type=int, default=None, help="episode step limit (shorter episodes)")
     parser.add_argument("--env-kwargs", type=json.loads, default=None, help="JSON dict of gym.make keywords")
+    parser.add_argument("--plot", type=Path, default=None, help="PNG of the first episode (CoM, forces)")
+    parser.add_argument(
+        "--scenario", default=None,
+        help="with --policy scripted: HumanoidWBC-v0: ramp (default) | abrupt; HumanoidWBCWall-v0: lean (default)",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        result = evaluate(args.env, args.policy, args.episodes, args.seed, args.max_steps, args.video, args.env_kwargs)
+        result = evaluate(
+            args.env, args.policy, args.episodes, args.seed, args.max_steps, args.video, args.env_kwargs, args.plot,
+            args.scenario,
+        )  # fmt: skip
     except (EvaluationError, ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -156,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.env} / {args.policy}: {len(result['episodes'])} episode(s) -> {args.json}")
     for key, value in result["summary"].items():
         print(f"  {key}: {value:.6g}")
+    for key in ("video", "plot"):
+        if key in result:
+            print(f"  {key}: {result[key]}")
     return 0
 
 

@@ -58,8 +58,39 @@ class BalanceMetrics(EpisodeMetrics):
         }
 
 
+class WallMetrics(BalanceMetrics):
+    """``HumanoidWBCWall-v0``: BalanceMetrics plus ``hand_force_rmse_n`` [N] (the MuJoCo-measured
+    hand normal force vs the task's commanded one, every env step from ``SETTLE_S`` = 1 s on, when
+    the force's first ramp is over), ``hand_contact_lost_s`` [s] (total time without the wall),
+    and ``com_rmse_m`` also from ``SETTLE_S`` on."""
+
+    SETTLE_S = 1.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.force_sq_errors: list[float] = []
+        self.lost_s = 0.0
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        settled = float(info["time"]) >= self.SETTLE_S
+        count = len(self.com_sq_errors)
+        super().step(reward, terminated, info)
+        if not settled:
+            del self.com_sq_errors[count:]
+        elif not info.get("nonfinite_state", False):
+            self.force_sq_errors.append((float(info["hand_force_n"]) - float(info["hand_force_command_n"])) ** 2)
+        self.lost_s = float(info["hand_contact_lost_total_s"])
+
+    def result(self) -> dict[str, Any]:
+        return {
+            **super().result(),
+            "hand_force_rmse_n": float(np.sqrt(np.mean(self.force_sq_errors))) if self.force_sq_errors else float("nan"),
+            "hand_contact_lost_s": self.lost_s,
+        }
+
+
 #: env id -> metrics class; ids not listed get :class:`EpisodeMetrics`.
-METRICS: dict[str, type[EpisodeMetrics]] = {"HumanoidWBC-v0": BalanceMetrics}
+METRICS: dict[str, type[EpisodeMetrics]] = {"HumanoidWBC-v0": BalanceMetrics, "HumanoidWBCWall-v0": WallMetrics}
 
 
 def metrics_for(env_id: str) -> EpisodeMetrics:

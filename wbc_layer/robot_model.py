@@ -75,6 +75,20 @@ class RobotModel:
             raise RobotModelError(f"pinocchio could not load {path}: {err}") from err
         return cls(model, read_motor_torque_limits(path))
 
+    def with_frame(self, name: str, parent_frame: str, translation) -> RobotModel:
+        """A copy of this model with an extra frame ``name`` at ``translation`` (3,) [m] from
+        ``parent_frame``, in that frame's axes (e.g. a contact point on a hand's surface)."""
+        translation = np.asarray(translation, dtype=float)
+        if translation.shape != (3,) or not np.all(np.isfinite(translation)):
+            raise RobotModelError(f"frame {name!r}: translation must be 3 finite numbers, got {translation}")
+        model = pin.Model(self.model)
+        parent_id = self.frame_id(parent_frame)
+        parent = model.frames[parent_id]
+        placement = parent.placement * pin.SE3(np.eye(3), translation)
+        model.addFrame(pin.Frame(name, parent.parentJoint, parent_id, placement, pin.FrameType.OP_FRAME))
+        limits = dict(zip(self.joint_names, zip(self.torque_min, self.torque_max, strict=True), strict=True))
+        return RobotModel(model, limits)
+
     @property
     def nq(self) -> int:
         return self.model.nq

@@ -116,6 +116,11 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ``info`` reproducible for checkers), ``fell``, ``nonfinite_state``, ``time`` [s],
     ``push_force`` (3,) [N], ``pushes_total``, ``pushes_survived``, ``reward_<name>``.
 
+    ## Scripted scenario
+
+    ``--policy scripted`` runs seed 001's contact switching (lift the right foot with its force
+    ramped to zero, or switched abruptly): :class:`humanoid_env.envs.scenarios.ContactSwitchScenario`.
+
     ## Reproducibility
 
     Same seed and actions give the same trajectory (all randomness comes from ``self.np_random``;
@@ -166,9 +171,3 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     def _task_info(self) -> dict[str, Any]:
         return {"com_goal": self.com_goal.copy()}
-
-    def scripted_action(self) -> np.ndarray:
-        """This task has no scripted scenario."""
-        raise NotImplementedError(
-            "HumanoidWBC-v0 has no scripted scenario; use --policy nominal or a saved model"
-        )

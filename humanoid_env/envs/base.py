@@ -11,7 +11,7 @@ One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz polic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import mujoco
@@ -25,6 +25,9 @@ from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_control
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import QPSolveError, RobotModel, WholeBodyController
 from wbc_layer.config import QP_SOLVERS
+
+if TYPE_CHECKING:
+    from humanoid_env.envs.scenarios import Scenario
 
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
@@ -85,6 +88,13 @@ class HumanoidWBCBaseEnv(gym.Env):
     DEFAULTS: dict[str, Any] = BASE_DEFAULTS
     #: name used in error messages.
     env_name = "HumanoidWBC"
+    #: size of the action in ``action_mode="wbc"`` (subclasses with more references raise it).
+    wbc_action_size: int = 4
+    #: contact name -> MuJoCo geom measured into ``info["contact_forces"]``.
+    sensed_contacts: dict[str, str] = {name: name for name in FEET}
+    #: task-specific observation blocks (name -> size), appended after ``previous_action``;
+    #: :meth:`_task_observation` fills them.
+    task_observation_structure: dict[str, int] = {}
 
     def __init__(self, **kwargs: Any):
         super().__init__()
@@ -103,7 +113,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.robot = RobotModel.from_mjcf(ROBOT_XML)
         self.bridge = SimBridge(self.model, self.robot.joint_names)
         self.na = len(self.robot.joint_names)
-        self.sensor = ContactSensor(self.model, {name: name for name in FEET})
+        self.sensor = ContactSensor(self.model, dict(self.sensed_contacts))
         self.weight_n = self.robot.mass * GRAVITY
         self.home_key = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, "home")
         if self.home_key < 0:
@@ -134,7 +144,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             direction_deg=cfg["push_direction_deg"],
         )
 
-        action_size = 4 if self.action_mode == "wbc" else self.na
+        action_size = self.wbc_action_size if self.action_mode == "wbc" else self.na
         self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(action_size,), dtype=np.float32)
         self.observation_structure: dict[str, int] = {
             "base_height": 1,
@@ -148,11 +158,14 @@ class HumanoidWBCBaseEnv(gym.Env):
             "com_target_relative": 3,
             "foot_forces": 3 * len(FEET),
             "previous_action": action_size,
+            **self.task_observation_structure,
         }
         size = sum(self.observation_structure.values())
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
 
         self.controller: WholeBodyController | None = None
+        #: scripted scenario driving the task and the WBC (see :meth:`set_scenario`), or None.
+        self.scenario: Scenario | None = None
         self._renderer: SceneRenderer | None = None
         self._reset_state_variables()
 
@@ -226,6 +239,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._reset_task()
         if self.action_mode == "wbc":
             self._build_controller()
+        if self.scenario is not None:
+            self.scenario.reset(self)
         self._update_references(0.0)
         obs = self._observation()
         self._last_obs = obs
@@ -242,9 +257,14 @@ class HumanoidWBCBaseEnv(gym.Env):
                 self.nonfinite_state = True
                 break
             time = float(d.time)
-            self._update_task(time, self.dt_physics)
+            if self.scenario is not None:
+                self.scenario.update_task(self, time, self.dt_physics)
+            else:
+                self._update_task(time, self.dt_physics)
             d.xfrc_applied[self.push_body, :3] = self.pushes.update(self.np_random, time)
             self._update_references(self.dt_physics, action)
+            if self.scenario is not None and self.action_mode == "wbc":
+                self.scenario.update_controller(self, time, self.dt_physics)
             tau, status, solve_us = self._torques(action)
             statuses.append(status)
             solve_times.append(solve_us)
@@ -265,6 +285,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             obs = self._last_obs.copy()
         self._last_obs = obs
         self.fell = self.nonfinite_state or self._fallen()
+        terminated = self._task_terminated() or self.fell
         terms = self._reward_terms(action, effort)
         reward = 0.0
         for value in terms.values():
@@ -277,7 +298,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         info.update({f"reward_{name}": value for name, value in terms.items()})
         if self.render_mode == "human":
             self.render()
-        return obs.copy(), float(reward), bool(self.fell), False, info
+        return obs.copy(), float(reward), bool(terminated), False, info
 
     def render(self):
         if self.render_mode is None:
@@ -442,6 +463,8 @@ class HumanoidWBCBaseEnv(gym.Env):
             "foot_forces": np.concatenate([forces[name] for name in FEET]) / self.weight_n,
             "previous_action": self.previous_action,
         }
+        if self.task_observation_structure:
+            blocks.update(self._task_observation())
         return np.concatenate([np.asarray(blocks[k], dtype=np.float64).reshape(-1) for k in self.observation_structure]).astype(
             np.float32
         )
@@ -462,7 +485,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _info(self, status: str, fallbacks: int, solve_us: float) -> dict[str, Any]:
         d = self.data
-        forces = self.sensor.measure(d) if not self.nonfinite_state else {n: np.zeros(3) for n in FEET}
+        forces = self.sensor.measure(d) if not self.nonfinite_state else {n: np.zeros(3) for n in self.sensor.geom_ids}
         time = float(d.time)
         info = {
             "com": self._last_com.copy(),
@@ -493,3 +516,26 @@ class HumanoidWBCBaseEnv(gym.Env):
     def _task_info(self) -> dict[str, Any]:
         """Task-specific entries of ``info``."""
         return {}
+
+    def _task_observation(self) -> dict[str, np.ndarray]:
+        """Blocks of :attr:`task_observation_structure` (name -> array of that size)."""
+        return {}
+
+    def _task_terminated(self) -> bool:
+        """Called once per env step after the physics (before the reward): whether the task
+        ends the episode for a reason other than a fall. May update per-step task state."""
+        return False
+
+    # -- scripted scenarios -----------------------------------------------------------------
+    def set_scenario(self, scenario: Scenario | None) -> None:
+        """Let ``scenario`` drive the task from the next :meth:`reset` on (None: the task's own).
+
+        The hook (see :class:`humanoid_env.envs.scenarios.Scenario`): ``scenario.reset(env)``
+        at every reset, after the WBC is built; then at every physics step
+        ``scenario.update_task(env, time, dt)`` *instead of* the task's own update (it sets
+        ``com_target`` and the task's commands), and, in wbc mode,
+        ``scenario.update_controller(env, time, dt)`` after the env handed its references to
+        the WBC and before the QP is solved (it may switch contacts and set force targets on
+        ``env.controller``).
+        """
+        self.scenario = scenario

@@ -1,0 +1,441 @@
+"""``HumanoidWBCWall-v0``: lean on a wall with the right hand, with a regulated hand force (seed 001)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from humanoid_env.envs.base import BASE_DEFAULTS, FEET, HumanoidWBCBaseEnv
+from humanoid_env.envs.kwargs import check_range, check_scalar
+from humanoid_env.robot_config import (
+    HAND_RADIUS,
+    WALL_NORMAL,
+    WALL_SCENE_XML,
+    WALL_SURFACE_Y,
+    default_controller_config,
+    foot_contacts,
+    hand_contact,
+)
+from wbc_layer import ControllerConfig, FramePositionTask, QPSolveError, RobotModel, WholeBodyController
+
+HAND = "right_hand"
+#: The controller's frame at the hand sphere's point of contact with the wall (added to the
+#: pinocchio model; fixed to the forearm, found by the settling phase).
+HAND_CONTACT_FRAME = "right_hand_contact"
+
+WALL_DEFAULTS: dict[str, Any] = {
+    **BASE_DEFAULTS,
+    # the hand force
+    "hand_force_max_n": 60.0,
+    "hand_force_command_range_n": (10.0, 40.0),
+    "hand_force_change_time_s": (8.0, 12.0),
+    "hand_force_command_rate_nps": 20.0,
+    "hand_force_rate_limit_nps": 100.0,
+    "hand_force_weight": 10.0,
+    "hand_force_integral_gain": 10.0,
+    "hand_force_integral_limit_n": 10.0,
+    "settle_force_n": 10.0,
+    # the lean
+    "com_lean_range_m": (0.0, 0.03),
+    "target_speed_mps": 0.03,
+    # losing the wall
+    "hand_contact_min_force_n": 0.5,
+    "hand_contact_lost_max_s": 0.5,
+    # reward
+    "reward_hand_force": 1.0,
+    "hand_force_sigma_n": 5.0,
+}
+
+#: Joints left without reset noise: they place the hand on the wall.
+NOISE_FREE_JOINTS = ("waist_yaw", "waist_roll", "waist_pitch", "right_shoulder_pitch", "right_shoulder_roll",
+                     "right_shoulder_yaw", "right_elbow")
+
+#: Settling phase at construction [s]: hand approach, force ramp, hold.
+SETTLE_APPROACH_S = 0.6
+SETTLE_RAMP_S = 0.3
+SETTLE_HOLD_S = 0.6
+#: Where the approach aims: this far inside the wall surface [m] (the wall stops the hand).
+SETTLE_PENETRATION_M = 0.003
+
+#: Posture-task stiffness of the right arm's joints in episodes [1/s^2] (the others keep the
+#: controller's). With the hand held on the wall the arm keeps one free motion (rolling the hand
+#: about its contact point); a stiff posture task keeps planning accelerations along it that
+#: the simulated wall resists, which biases the hand force and the CoM. 0: the arm's posture
+#: task only damps (kd kept).
+RIGHT_ARM_POSTURE_KP = 0.0
+RIGHT_ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_shoulder_yaw", "right_elbow")
+
+#: The wall controller's ``force_regularisation`` (weight of ``|f|^2``; default controller: 1e-6).
+WALL_FORCE_REGULARISATION = 1e-4
+
+#: Settled start states (qpos, contact-point offset), per settling settings (once per process).
+_SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def wall_controller_config(hand_max_force_n: float = 60.0, hand_active: bool = True, **overrides: Any) -> ControllerConfig:
+    """Feet supporting (flat), right hand controlled (point contact at :data:`HAND_CONTACT_FRAME`,
+    wall normal +y). The robot model needs that frame: :func:`robot_with_hand_contact_frame`."""
+    hand = hand_contact("right", WALL_NORMAL, hand_max_force_n, active=hand_active, frame=HAND_CONTACT_FRAME)
+    # Three contacts leave internal forces (feet squeezing, the hand's friction) free in the QP;
+    # with the default 1e-6 regularisation they drifted to the friction limits during a 3 cm lean
+    # in 0.7 s and the feet slipped. 1e-4 keeps them near the least-norm split.
+    overrides = {"force_regularisation": WALL_FORCE_REGULARISATION, **overrides}
+    return default_controller_config(contacts=(*foot_contacts(), hand), **overrides)
+
+
+def robot_with_hand_contact_frame(robot: RobotModel, offset: np.ndarray) -> RobotModel:
+    """A copy of ``robot`` with the frame :data:`HAND_CONTACT_FRAME` at ``offset`` (3,) [m] from
+    the ``right_hand`` site (the sphere's centre), in the site's (forearm's) axes.
+
+    Why not the centre: MuJoCo's friction acts at the sphere's surface, so it resists a rotation
+    of the sphere about its centre that slides that point (e.g. the arm's swivel about the
+    shoulder-hand axis). A point contact at the centre lets the QP plan such motions; it plans
+    accelerations the wall forbids, and its forces then differ from the simulator's.
+    """
+    return robot.with_frame(HAND_CONTACT_FRAME, HAND, offset)
+
+
+class HumanoidWallEnv(HumanoidWBCBaseEnv):
+    """Stand with the right hand on a wall: track a commanded hand force and a CoM lean.
+
+    Scene ``assets/scene_wall.xml``: a rigid wall on the robot's right, parallel to its sagittal
+    plane, surface at ``y = -0.355`` m (normal +y). Everything not listed here is as in
+    :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` (physics loop, pushes, pd/torque
+    modes, fallback, reproducibility, bad input).
+
+    ## Contacts (seed 001, partial force control)
+
+    Both feet are *supporting* flat contacts (their forces are free, used to balance). The right
+    hand is a *controlled* point contact ``right_hand`` (3D force in world axes): its normal
+    force tracks a target with weight ``hand_force_weight`` = 10; its tangential force stays in
+    the friction pyramid (mu = 0.7 assumed, simulator 1.0); its normal force stays in
+    ``[0, hand_force_max_n]`` (it cannot pull). The contact point is a frame on the hand
+    sphere's surface where it touches the wall (see :func:`robot_with_hand_contact_frame`); the
+    right arm's posture task only damps (:data:`RIGHT_ARM_POSTURE_KP`); contact forces are
+    regularised with weight 1e-4 (:data:`WALL_FORCE_REGULARISATION`). The WBC's force target is
+    the reference plus an integral correction on the measured force (a wrist force sensor):
+    gain ``hand_force_integral_gain`` = 10 /s, clipped to +-``hand_force_integral_limit_n`` = 10 N.
+
+    ## Starting state
+
+    Found once per process at construction by a settling phase (not stored, not by luck): from
+    the scene's ``home`` keyframe (right arm bent, hand 1.2 cm from the wall) the WBC brings the
+    hand onto the wall with a position task on the ``right_hand`` site (0.6 s, aiming 3 mm into
+    the wall), switches the hand contact on, ramps its force target from 0 to
+    ``settle_force_n`` = 10 N (0.3 s) and holds (0.6 s). The settled pose (zero velocity) is the
+    episode's start and ``q_home`` (posture target, pd-mode centre). Construction raises
+    ``RuntimeError`` if the hand does not touch the wall. Reset noise
+    U(+-``init_noise_rad``) is applied to the legs and the left arm only (not to the waist and
+    the right arm, which place the hand).
+
+    ## Action space (``Box(-1, 1, (k,), float32)``)
+
+    | mode | k | meaning |
+    |------|---|---------|
+    | ``"wbc"`` (default) | 5 | ``a[0:3]``: CoM offset as in HumanoidWBC-v0. ``a[3]``: hand normal-force target: with ``reference_feedforward=True`` (default) ``clip(command + a[3] * hand_force_max_n, 0, hand_force_max_n)`` (0 follows the task's command), else ``(a[3] + 1) / 2 * hand_force_max_n``; ``hand_force_max_n`` = 60 N; moves at most ``hand_force_rate_limit_nps`` = 100 N/s. ``a[4]``: left foot's share of the feet's normal force as ``a[3]`` of HumanoidWBC-v0 |
+    | ``"torque"`` / ``"pd"`` | 23 | as in HumanoidWBC-v0 (``q_home`` = the settled pose) |
+
+    ## Observation (n = 80 in wbc mode, 98 otherwise)
+
+    HumanoidWBC-v0's blocks (``previous_action`` of size k), then ``hand_force`` (3): the
+    MuJoCo-measured force on the right hand, world axes, divided by ``hand_force_max_n``, and
+    ``hand_force_command`` (1): the task's commanded normal force / ``hand_force_max_n``.
+
+    ## Task
+
+    The commanded hand normal force starts at ``settle_force_n`` and glides at
+    ``hand_force_command_rate_nps`` = 20 N/s to a force sampled from
+    U(``hand_force_command_range_n``) = U(10, 40) N; at a time sampled from
+    U(``hand_force_change_time_s``) = U(8, 12) s it is resampled once (same range) and glides
+    there. The CoM target starts at the settled CoM and glides at ``target_speed_mps`` =
+    0.03 m/s to a lateral offset towards the wall (-y, towards the right foot) sampled from
+    U(``com_lean_range_m``) = U(0, 0.03) m. Pushes as in HumanoidWBC-v0.
+
+    ## Reward (sum of named terms, each in ``info["reward_<name>"]``)
+
+    HumanoidWBC-v0's terms (alive, com_tracking, upright, effort, action_rate, fall) plus
+    hand_force: ``w exp(-((f_n - f_cmd) / sigma)^2)`` with the MuJoCo-measured normal force
+    ``f_n`` (``reward_hand_force`` = 1.0, ``hand_force_sigma_n`` = 5 N).
+
+    ## Episode end
+
+    Terminated on a fall (as HumanoidWBC-v0) or when the hand has lost the wall (measured
+    normal force below ``hand_contact_min_force_n`` = 0.5 N, checked every env step) for more
+    than ``hand_contact_lost_max_s`` = 0.5 s; losing the wall is not a fall
+    (``info["fell"]`` stays False, no fall penalty). Truncated at 1000 steps (20 s).
+
+    ## info
+
+    HumanoidWBC-v0's keys (``contact_forces`` also holds ``right_hand``;
+    ``contact_force_targets`` also ``right_hand`` in wbc mode) plus ``com_goal`` (3,) [m],
+    ``hand_force_n`` (measured normal force) [N], ``hand_force_command_n`` [N],
+    ``hand_force_target_n`` (the WBC's target; 0 outside wbc mode) [N], ``hand_in_contact``,
+    ``hand_contact_lost_s`` (current time without the wall) [s], ``hand_contact_lost_total_s`` [s].
+    """
+
+    scene_xml = WALL_SCENE_XML
+    DEFAULTS = WALL_DEFAULTS
+    env_name = "HumanoidWBCWall-v0"
+    wbc_action_size = 5
+    sensed_contacts = {**{name: name for name in FEET}, HAND: HAND}
+    task_observation_structure = {"hand_force": 3, "hand_force_command": 1}
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.wall_normal = np.asarray(WALL_NORMAL, dtype=float)
+        self._hand_site = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, HAND)
+        self._hand_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, HAND)
+        self._wall_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "wall")
+        self._robot_plain = self.robot
+        settled, offset = self._settled_state()
+        #: (3,) the contact point's offset from the hand's centre, forearm axes [m].
+        self.hand_contact_offset = offset
+        self.robot = robot_with_hand_contact_frame(self._robot_plain, offset)
+        self.model.key_qpos[self.home_key] = settled
+        self.model.key_qvel[self.home_key] = 0.0
+        mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
+        mujoco.mj_forward(self.model, self.data)
+        self.q_home = self.data.qpos[self.bridge.joint_qpos].copy()
+        self.com_nominal = self.data.subtree_com[self.root_body].copy()
+        self._noise_free = np.array([self.robot.joint_names.index(n) for n in NOISE_FREE_JOINTS])
+        self._reset_state_variables()
+
+    # -- configuration --------------------------------------------------------------------
+    @classmethod
+    def _validate_config(cls, cfg: dict[str, Any]) -> None:
+        super()._validate_config(cfg)
+        fmax = check_scalar("hand_force_max_n", cfg["hand_force_max_n"], 0.0, 500.0, strict_low=True)
+        check_range("hand_force_command_range_n", cfg["hand_force_command_range_n"], 0.0, fmax)
+        lo, _ = check_range("hand_force_change_time_s", cfg["hand_force_change_time_s"], 0.0)
+        if lo <= 0:
+            raise ValueError(f"hand_force_change_time_s must have lo > 0, got {cfg['hand_force_change_time_s']!r}")
+        for name in ("hand_force_command_rate_nps", "hand_force_rate_limit_nps", "hand_force_weight", "hand_force_sigma_n",
+                     "target_speed_mps"):
+            check_scalar(name, cfg[name], 0.0, strict_low=True)
+        check_scalar("hand_force_integral_gain", cfg["hand_force_integral_gain"], 0.0)
+        check_scalar("hand_force_integral_limit_n", cfg["hand_force_integral_limit_n"], 0.0)
+        check_scalar("settle_force_n", cfg["settle_force_n"], 1.0, fmax)
+        check_range("com_lean_range_m", cfg["com_lean_range_m"], 0.0, 0.08)
+        check_scalar("hand_contact_min_force_n", cfg["hand_contact_min_force_n"], 0.0)
+        check_scalar("hand_contact_lost_max_s", cfg["hand_contact_lost_max_s"], 0.0)
+        check_scalar("reward_hand_force", cfg["reward_hand_force"], 0.0)
+
+    def controller_config(self, hand_active: bool = True) -> ControllerConfig:
+        """The WBC's configuration: feet supporting, right hand controlled."""
+        return wall_controller_config(self.config["hand_force_max_n"], hand_active, qp_solver=self.config["qp_solver"])
+
+    def _build_controller(self) -> None:
+        """A fresh controller per episode, hand contact on (the start state touches the wall)."""
+        q_home, v_zero = self._home_pinocchio()
+        self.robot.update(q_home, v_zero)
+        self.controller = WholeBodyController(self.robot, self.controller_config())
+        kp = np.full(self.robot.na, float(self.controller.config.posture_kp))
+        kp[[self.robot.joint_names.index(n) for n in RIGHT_ARM]] = RIGHT_ARM_POSTURE_KP
+        self.controller.posture_task.kp = kp
+
+    # -- settling -------------------------------------------------------------------------
+    def _settled_state(self) -> tuple[np.ndarray, np.ndarray]:
+        cfg = self.config
+        key = (cfg["qp_solver"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]), float(cfg["hand_force_max_n"]))
+        if key not in _SETTLED:
+            _SETTLED[key] = self._settle()
+        qpos, offset = _SETTLED[key]
+        return qpos.copy(), offset.copy()
+
+    def _contact_point_offset(self) -> np.ndarray:
+        """(3,) where the hand touches the wall (MuJoCo's contact), from the hand's centre, in
+        forearm axes, at the sphere's radius [m]; straight towards the wall if not touching."""
+        d = self.data
+        direction = -self.wall_normal
+        for i in range(d.ncon):
+            contact = d.contact[i]
+            if {int(contact.geom1), int(contact.geom2)} == {self._hand_geom, self._wall_geom}:
+                direction = contact.pos - d.site_xpos[self._hand_site]
+                break
+        rotation = d.site_xmat[self._hand_site].reshape(3, 3)
+        local = rotation.T @ direction
+        return HAND_RADIUS * local / np.linalg.norm(local)
+
+    def _settle(self) -> tuple[np.ndarray, np.ndarray]:
+        """Bring the right hand onto the wall with the WBC; return the settled ``qpos`` and the
+        contact point's offset (see :func:`robot_with_hand_contact_frame`)."""
+        m, d = self.model, self.data
+        mujoco.mj_resetDataKeyframe(m, d, self.home_key)
+        mujoco.mj_forward(m, d)
+        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+        robot = self._robot_plain
+        robot.update(q, v)
+        controller = WholeBodyController(robot, default_controller_config(qp_solver=self.config["qp_solver"]))
+        approach = FramePositionTask("hand_approach", 100.0, kp=100.0, kd=20.0, frame=HAND)
+        controller.add_task(approach)
+        start = d.site_xpos[self._hand_site].copy()
+        goal = start.copy()
+        goal[1] = WALL_SURFACE_Y + HAND_RADIUS - SETTLE_PENETRATION_M
+        dt = self.dt_physics
+        weight = self.config["hand_force_weight"]
+        force = float(self.config["settle_force_n"])
+        n_approach = int(round(SETTLE_APPROACH_S / dt))
+        n_ramp = int(round(SETTLE_RAMP_S / dt))
+        n_hold = int(round(SETTLE_HOLD_S / dt))
+        for i in range(n_approach + n_ramp + n_hold):
+            if i < n_approach:
+                s, s_dot = _min_jerk((i + 1) / n_approach)
+                approach.set_reference(start + s * (goal - start), s_dot / SETTLE_APPROACH_S * (goal - start))
+            elif i == n_approach:
+                if self._hand_normal_force() <= 0.0:
+                    raise RuntimeError("wall settling failed: the right hand did not reach the wall")
+                # The hand touches: a controller with the hand contact at the touching point.
+                offset = self._contact_point_offset()
+                robot = robot_with_hand_contact_frame(self._robot_plain, offset)
+                q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+                robot.update(q, v)
+                controller = WholeBodyController(robot, self.controller_config(hand_active=True))
+            if i >= n_approach:
+                controller.set_force_target(HAND, force * min(1.0, (i - n_approach + 1) / n_ramp), weight=weight)
+            q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+            try:
+                tau = controller.compute(q, v).tau
+            except QPSolveError as err:
+                raise RuntimeError(f"wall settling failed: the WBC's QP failed at t = {d.time:.3f} s ({err})") from err
+            self.bridge.torques_to_ctrl(tau, d.ctrl)
+            mujoco.mj_step(m, d)
+        mujoco.mj_forward(m, d)
+        measured = self._hand_normal_force()
+        if not abs(measured - force) < 0.5 * force or self.tilt() > 0.1:
+            raise RuntimeError(f"wall settling failed: hand force {measured:.2f} N (target {force} N), tilt {self.tilt():.3f} rad")
+        return d.qpos.copy(), offset
+
+    def _hand_normal_force(self) -> float:
+        """MuJoCo-measured normal force of the wall on the right hand [N] (>= 0 pushing)."""
+        return float(self.sensor.measure(self.data)[HAND] @ self.wall_normal)
+
+    # -- gymnasium API --------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed, options=options)
+        # The base reset perturbed every joint; put the hand-placing joints back on the wall.
+        d = self.data
+        qpos_ids = self.bridge.joint_qpos[self._noise_free]
+        d.qpos[qpos_ids] = self.q_home[self._noise_free]
+        mujoco.mj_forward(self.model, d)
+        self._hand_force_measured = self._hand_normal_force()
+        obs = self._observation()
+        self._last_obs = obs
+        info = self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=0.0)
+        return obs.copy(), info
+
+    # -- the task -------------------------------------------------------------------------
+    def _reset_task(self) -> None:
+        cfg = self.config
+        rng = self.np_random
+        lean = rng.uniform(*cfg["com_lean_range_m"])
+        self.com_goal = self.com_nominal + np.array([0.0, -lean, 0.0])
+        self.com_target = self.com_nominal.copy()
+        self.com_target_velocity = np.zeros(3)
+        self.hand_force_goals = (rng.uniform(*cfg["hand_force_command_range_n"]), rng.uniform(*cfg["hand_force_command_range_n"]))
+        self.hand_force_change_time = rng.uniform(*cfg["hand_force_change_time_s"])
+        self.hand_force_goal = self.hand_force_goals[0]
+        self.hand_force_command = float(cfg["settle_force_n"])
+        self.hand_force_target = float(cfg["settle_force_n"])
+        self.hand_force_correction = 0.0
+        self.hand_contact_lost_s = 0.0
+        self.hand_contact_lost_total_s = 0.0
+        self._hand_force_measured = self._hand_normal_force()
+
+    def _update_task(self, time: float, dt: float) -> None:
+        cfg = self.config
+        step = self.com_goal - self.com_target
+        max_step = cfg["target_speed_mps"] * dt
+        norm = float(np.linalg.norm(step))
+        if norm > max_step:
+            step *= max_step / norm
+        self.com_target = self.com_target + step
+        self.com_target_velocity = step / dt
+        self.hand_force_goal = self.hand_force_goals[1] if time >= self.hand_force_change_time else self.hand_force_goals[0]
+        max_force_step = cfg["hand_force_command_rate_nps"] * dt
+        self.hand_force_command += float(np.clip(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step))
+
+    # -- references -----------------------------------------------------------------------
+    def _decode_wbc_action(self, action: np.ndarray) -> tuple[np.ndarray, float]:
+        """CoM offset from ``a[0:3]``, left-foot share from ``a[4]`` (``a[3]`` is the hand force)."""
+        return super()._decode_wbc_action(action[[0, 1, 2, 4]])
+
+    def _decode_hand_force(self, action: np.ndarray) -> float:
+        """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
+        fmax = self.config["hand_force_max_n"]
+        if self.config["reference_feedforward"]:
+            return float(np.clip(self.hand_force_command + action[3] * fmax, 0.0, fmax))
+        return float((action[3] + 1.0) * 0.5 * fmax)
+
+    def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
+        if self.action_mode != "wbc":
+            return
+        cfg = self.config
+        if action is not None:
+            max_step = cfg["hand_force_rate_limit_nps"] * dt
+            wanted = self._decode_hand_force(action)
+            self.hand_force_target += float(np.clip(wanted - self.hand_force_target, -max_step, max_step))
+        if dt > 0 and cfg["hand_force_integral_gain"] > 0:
+            # Integral force feedback on the measured force (a wrist force sensor's reading).
+            error = self.hand_force_target - self._hand_normal_force()
+            limit = cfg["hand_force_integral_limit_n"]
+            self.hand_force_correction = float(
+                np.clip(self.hand_force_correction + cfg["hand_force_integral_gain"] * dt * error, -limit, limit)
+            )
+        super()._update_references(dt, action)
+        target = float(np.clip(self.hand_force_target + self.hand_force_correction, 0.0, cfg["hand_force_max_n"]))
+        self.controller.set_force_target(HAND, target, weight=cfg["hand_force_weight"])
+
+    def _force_targets(self) -> dict[str, float]:
+        targets = super()._force_targets()
+        if self.action_mode == "wbc":
+            targets[HAND] = self.hand_force_target
+        return targets
+
+    # -- observation, reward, termination, info -------------------------------------------
+    def _task_observation(self) -> dict[str, np.ndarray]:
+        fmax = self.config["hand_force_max_n"]
+        return {
+            "hand_force": self.sensor.measure(self.data)[HAND] / fmax,
+            "hand_force_command": np.array([self.hand_force_command / fmax]),
+        }
+
+    def _task_terminated(self) -> bool:
+        if self.nonfinite_state:
+            return False
+        self._hand_force_measured = self._hand_normal_force()
+        if self._hand_force_measured < self.config["hand_contact_min_force_n"]:
+            self.hand_contact_lost_s += self.dt
+            self.hand_contact_lost_total_s += self.dt
+        else:
+            self.hand_contact_lost_s = 0.0
+        return self.hand_contact_lost_s > self.config["hand_contact_lost_max_s"]
+
+    def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
+        terms = super()._reward_terms(action, effort)
+        cfg = self.config
+        if self.nonfinite_state:
+            terms["hand_force"] = 0.0
+        else:
+            error = (self._hand_force_measured - self.hand_force_command) / cfg["hand_force_sigma_n"]
+            terms["hand_force"] = cfg["reward_hand_force"] * float(np.exp(-(error**2)))
+        return terms
+
+    def _task_info(self) -> dict[str, Any]:
+        return {
+            "com_goal": self.com_goal.copy(),
+            "hand_force_n": float(self._hand_force_measured),
+            "hand_force_command_n": float(self.hand_force_command),
+            "hand_force_target_n": float(self.hand_force_target) if self.action_mode == "wbc" else 0.0,
+            "hand_force_correction_n": float(self.hand_force_correction),
+            "hand_in_contact": bool(self._hand_force_measured >= self.config["hand_contact_min_force_n"]),
+            "hand_contact_lost_s": float(self.hand_contact_lost_s),
+            "hand_contact_lost_total_s": float(self.hand_contact_lost_total_s),
+        }
+
+
+def _min_jerk(s: float) -> tuple[float, float]:
+    """Minimum-jerk profile at phase ``s`` in [0, 1]: (position in [0, 1], d/ds)."""
+    s = min(max(s, 0.0), 1.0)
+    return 10 * s**3 - 15 * s**4 + 6 * s**5, 30 * s**2 - 60 * s**3 + 30 * s**4

@@ -1,0 +1,152 @@
+"""training.train as a user runs it: a subprocess with a tiny budget, then training.evaluate on the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = "HumanoidWBC-v0"
+#: Short, push-free episodes so that a few hundred steps hold complete episodes.
+SHORT_EPISODES = ["push_magnitude_n=[0, 0]", "max_episode_steps=40"]
+#: A tiny PPO: two rollouts of 2 envs x 64 steps, evaluation and checkpoint after the first.
+TINY_PPO = [
+    "n_steps=64",
+    "batch_size=64",
+    "n_epochs=2",
+    "eval_freq=128",
+    "eval_episodes=1",
+    "checkpoint_freq=128",
+]
+
+
+def run_module(module: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = run_module(
+        "training.train", "--env", ENV, "--algo", "ppo", "--config", "configs/ppo.yml", "--timesteps", "256",
+        "--n-envs", "2", "--seed", "3", "--run-dir", str(run_dir), "--no-progress-bar", "--verbose", "0",
+        "--env-kwargs", *SHORT_EPISODES, "--params", *TINY_PPO,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for name in ("model.zip", "vecnormalize.pkl", "config.yaml", "command.txt", "train_info.json",
+                 "best/best_model.zip", "best/vecnormalize.pkl", "eval/evaluations.npz",
+                 "checkpoints/model_128_steps.zip", "checkpoints/model_vecnormalize_128_steps.pkl"):  # fmt: skip
+        assert (run_dir / name).is_file(), name
+    assert list((run_dir / "tb").rglob("events.out.tfevents*")), "no TensorBoard log"
+    assert len(list((run_dir / "monitor").glob("*.monitor.csv"))) == 2
+    record = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert record["env"] == ENV and record["algo"] == "ppo" and record["seed"] == 3
+    config = record["config"]
+    assert config["timesteps"] == 256 and config["n_envs"] == 2 and config["n_steps"] == 64
+    assert config["env_kwargs"] == {"action_mode": "wbc", "push_magnitude_n": [0, 0], "max_episode_steps": 40}
+    assert config["policy_kwargs"]["log_std_init"] == -1.0  # from the YAML env entry
+    assert "--timesteps 256" in (run_dir / "command.txt").read_text()
+    info = json.loads((run_dir / "train_info.json").read_text())
+    assert info["timesteps"] == 256 and info["interrupted"] is False
+
+    out, plot = tmp_path / "eval.json", tmp_path / "eval.png"
+    proc = run_module(
+        "training.evaluate", "--env", ENV, "--policy", str(run_dir), "--episodes", "1", "--seed", "0",
+        "--json", str(out), "--plot", str(plot),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["policy"] == str(run_dir)
+    assert data["env_kwargs"]["max_episode_steps"] == 40  # the run's env kwargs were used
+    episode = data["episodes"][0]
+    assert episode["length"] == 40 and episode["fell"] is False and episode["pushes_total"] == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 10_000
+
+
+def test_bad_env_kwarg_fails_before_training(tmp_path):
+    proc = run_module(
+        "training.train", "--env", ENV, "--algo", "sac", "--timesteps", "10", "--run-dir", str(tmp_path / "r"),
+        "--env-kwargs", "push_magnitud=[0, 0]",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "unknown keyword argument(s) ['push_magnitud']" in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_ctrl_c_saves_the_model_trained_so_far(tmp_path):
+    run_dir = tmp_path / "run"
+    env = {**os.environ}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train", "--env", ENV, "--algo", "sac", "--timesteps", "100000",
+         "--n-envs", "1", "--run-dir", str(run_dir), "--no-progress-bar", "--verbose", "0",
+         "--env-kwargs", *SHORT_EPISODES, "--params", "learning_starts=20", "batch_size=16", "eval_freq=0",
+         "checkpoint_freq=0", "buffer_size=1000", "policy_kwargs={net_arch: [16]}"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (run_dir / "tb").exists():  # SB3 creates the TensorBoard folder when learn() starts
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.stderr.read() if proc.poll() is not None else ""
+            )
+            time.sleep(0.2)
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "interrupted (Ctrl-C)" in stderr
+    info = json.loads((run_dir / "train_info.json").read_text())
+    assert info["interrupted"] is True and 0 < info["timesteps"] < 100000
+    assert (run_dir / "model.zip").is_file() and (run_dir / "vecnormalize.pkl").is_file()
+
+
+def test_ablation_plans_same_budget_per_mode_and_aggregates(tmp_path, capsys):
+    from training import ablation
+
+    assert (
+        ablation.main(["--timesteps", "5000", "--seeds", "0", "1", "--out", str(tmp_path), "--dry-run"]) == 0
+    )
+    commands = capsys.readouterr().out.strip().splitlines()
+    assert len(commands) == 6  # 3 modes x 2 seeds
+    assert all("--timesteps 5000" in c and "--config configs/ppo.yml" in c for c in commands)
+    assert {c.split("action_mode=")[1].split()[0] for c in commands} == {"wbc", "pd", "torque"}
+    with pytest.raises(SystemExit):
+        ablation.parse_args(["--timesteps", "10", "--seeds", "0"])  # one seed is refused
+
+    monitor = tmp_path / "run" / "monitor"
+    monitor.mkdir(parents=True)
+    for rank, rows in enumerate([["1.0,10,0.5", "3.0,10,2.0"], ["2.0,20,1.0"]]):
+        (monitor / f"{rank}.monitor.csv").write_text('#{"t_start": 0}\nr,l,t\n' + "\n".join(rows) + "\n")
+    steps, returns = ablation.learning_curve(tmp_path / "run")
+    assert steps[-1] == 40 and returns[-1] == pytest.approx(2.0)  # 3 episodes by time, smoothed over all 3
+    runs = [{"mode": "wbc", "summary": {"return": r}} for r in (1.0, 3.0)] + [
+        {"mode": "pd", "summary": {"return": 5.0}}
+    ]
+    summary = ablation.aggregate(runs)
+    assert (
+        summary["wbc"]["return"] == 2.0
+        and summary["wbc"]["return_std"] == 1.0
+        and summary["pd"]["seeds"] == 1
+    )
+    from training.plotting import plot_learning_curves
+
+    png = plot_learning_curves({"wbc": [(steps, returns)] * 2}, tmp_path / "curves.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,191 @@
+"""The action-mode ablation: the same algorithm and step budget in ``wbc``, ``pd`` and ``torque`` modes.
+
+Usage::
+
+    python -m training.ablation --env HumanoidWBC-v0 --algo ppo --timesteps 2000000 --seeds 0 1 2 \\
+        [--modes wbc pd torque] [--config configs/ppo.yml] [--config-for torque=configs/my_torque.yml] \\
+        [--n-envs K] [--params key=value ...] [--eval-episodes 10] [--out runs/ablation/HumanoidWBC-v0_ppo] [--dry-run]
+
+For every (mode, seed) it runs ``python -m training.train`` (a subprocess: one run's crash or Ctrl-C
+does not lose the others) with ``--env-kwargs action_mode=<mode>`` and the same ``--timesteps``, into
+``OUT/<mode>/s<seed>``; a finished run (``train_info.json``, not interrupted) is kept, so a stopped
+ablation resumes. Each mode's hyperparameters come from ``--config`` or its ``--config-for`` file (the
+budget is always ``--timesteps``). Then every run is evaluated (``training.evaluate``, deterministic,
+``--eval-episodes`` episodes from seed :data:`EVAL_SEED`), and ``OUT/results.json`` (per run and
+per mode: mean and std over seeds) and ``OUT/learning_curves.png`` (episode return vs env steps from
+the training Monitor files, each seed thin, the mean thick) are written.
+
+This takes hours of CPU at the env's ~90 steps/s per core; nothing in the test suite runs it at scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODES = ("wbc", "pd", "torque")
+#: First reset seed of the evaluation episodes (training never resets with these).
+EVAL_SEED = 100_000
+#: Episodes averaged into one point of a learning curve.
+SMOOTHING_EPISODES = 20
+
+
+def train_command(args: argparse.Namespace, mode: str, seed: int, run_dir: Path) -> list[str]:
+    config = args.config_for.get(mode, args.config)
+    command = [sys.executable, "-m", "training.train", "--env", args.env, "--algo", args.algo]
+    if config:
+        command += ["--config", str(config)]
+    command += ["--timesteps", str(args.timesteps), "--seed", str(seed), "--run-dir", str(run_dir)]
+    if args.n_envs is not None:
+        command += ["--n-envs", str(args.n_envs)]
+    command += ["--no-progress-bar", "--verbose", "0", "--overwrite", "--env-kwargs", f"action_mode={mode}"]
+    command += list(args.env_kwargs)
+    if args.params:
+        command += ["--params", *args.params]
+    return command
+
+
+def finished(run_dir: Path) -> bool:
+    path = run_dir / "train_info.json"
+    return path.is_file() and not json.loads(path.read_text())["interrupted"]
+
+
+def read_monitor(path: Path) -> np.ndarray:
+    """A Monitor CSV (``#{json}`` line, then ``r,l,t``) -> (n, 3) array of return, length, time [s]."""
+    import csv
+
+    with open(path) as handle:
+        handle.readline()  # the JSON header: t_start, env_id
+        rows = [(float(r["r"]), float(r["l"]), float(r["t"])) for r in csv.DictReader(handle)]
+    return np.array(rows, dtype=float).reshape(-1, 3)
+
+
+def learning_curve(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, smoothed episode return) from a run's ``monitor/*.monitor.csv`` (all envs, by wall time)."""
+    files = sorted((run_dir / "monitor").glob("*.monitor.csv"))
+    episodes = np.concatenate([read_monitor(f) for f in files]) if files else np.zeros((0, 3))
+    episodes = episodes[np.argsort(episodes[:, 2], kind="stable")]
+    steps, returns = np.cumsum(episodes[:, 1]), episodes[:, 0]
+    window = min(SMOOTHING_EPISODES, len(returns))
+    if window > 1:
+        returns = np.convolve(returns, np.ones(window) / window, mode="valid")
+        steps = steps[window - 1 :]
+    return steps, returns
+
+
+def aggregate(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per mode: ``<metric>`` (mean over seeds of the per-run means) and ``<metric>_std``."""
+    out: dict[str, dict[str, float]] = {}
+    for mode in dict.fromkeys(run["mode"] for run in runs):
+        summaries = [run["summary"] for run in runs if run["mode"] == mode]
+        out[mode] = {"seeds": float(len(summaries))}
+        for key in summaries[0]:
+            values = np.array([s[key] for s in summaries], dtype=float)
+            out[mode][key] = float(np.mean(values))
+            out[mode][f"{key}_std"] = float(np.std(values))
+    return out
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m training.ablation", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="HumanoidWBC-v0")
+    parser.add_argument("--algo", default="ppo", choices=("ppo", "sac"))
+    parser.add_argument(
+        "--timesteps", type=int, required=True, help="the same budget for every mode and seed"
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
+    parser.add_argument("--config", default=None, help="YAML of every mode (default configs/<algo>.yml)")
+    parser.add_argument("--config-for", nargs="*", default=[], metavar="MODE=PATH", help="a mode's own YAML")
+    parser.add_argument("--n-envs", type=int, default=None)
+    parser.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE", help="for every mode")
+    parser.add_argument(
+        "--params", nargs="*", default=[], metavar="KEY=VALUE", help="config keys, every mode"
+    )
+    parser.add_argument("--eval-episodes", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=None, help="default runs/ablation/<env>_<algo>")
+    parser.add_argument("--dry-run", action="store_true", help="print the training commands and stop")
+    args = parser.parse_args(argv)
+    if len(args.seeds) < 2:
+        parser.error("--seeds: at least 2 seeds (a single seed says nothing about the spread)")
+    if any(item.split("=", 1)[0] == "action_mode" for item in args.env_kwargs):
+        parser.error("--env-kwargs: action_mode is what the ablation varies; use --modes")
+    config_for = {}
+    for item in args.config_for:
+        mode, sep, path = item.partition("=")
+        if not sep or mode not in MODES:
+            parser.error(f"--config-for expects MODE=PATH with MODE in {MODES}, got {item!r}")
+        config_for[mode] = path
+    args.config_for = config_for
+    args.config = args.config or f"configs/{args.algo}.yml"
+    args.out = args.out or Path("runs/ablation") / f"{args.env}_{args.algo}"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
+    for mode, seed, run_dir in plan:
+        command = train_command(args, mode, seed, run_dir)
+        if args.dry_run:
+            print(shlex.join(command))
+            continue
+        if finished(run_dir):
+            print(f"ablation: {mode} seed {seed}: done before, kept ({run_dir})", flush=True)
+            continue
+        print(f"ablation: {mode} seed {seed}: training -> {run_dir}", flush=True)
+        proc = subprocess.run(command, env={**os.environ})
+        if proc.returncode != 0:
+            print(f"ablation: {mode} seed {seed} failed (exit {proc.returncode}); stopping", file=sys.stderr)
+            return proc.returncode
+    if args.dry_run:
+        return 0
+
+    from training.evaluate import evaluate
+    from training.plotting import plot_learning_curves
+
+    runs = []
+    curves: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for mode, seed, run_dir in plan:
+        print(f"ablation: evaluating {mode} seed {seed} ({args.eval_episodes} episodes)", flush=True)
+        result = evaluate(args.env, str(run_dir), args.eval_episodes, EVAL_SEED)
+        info = json.loads((run_dir / "train_info.json").read_text())
+        runs.append(
+            {"mode": mode, "seed": seed, "run_dir": str(run_dir), "train": info, "summary": result["summary"]}
+        )
+        curves.setdefault(mode, []).append(learning_curve(run_dir))
+    results = {
+        "env": args.env,
+        "algo": args.algo,
+        "timesteps": args.timesteps,
+        "seeds": args.seeds,
+        "modes": args.modes,
+        "eval_episodes": args.eval_episodes,
+        "eval_seed": EVAL_SEED,
+        "runs": runs,
+        "summary": aggregate(runs),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    title = f"{args.env} {args.algo}: {args.timesteps} steps, seeds {args.seeds}"
+    plot = plot_learning_curves(curves, args.out / "learning_curves.png", title)
+    print(f"\n{'mode':<8}" + "".join(f"{k:>16}" for k in ("return", "length", "fell")))
+    for mode, summary in results["summary"].items():
+        cells = "".join(
+            f"{summary[k]:>9.4g} ±{summary[k + '_std']:<6.2g}" for k in ("return", "length", "fell")
+        )
+        print(f"{mode:<8}{cells}")
+    print(f"ablation: {args.out / 'results.json'}, {plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

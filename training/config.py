@@ -1,0 +1,305 @@
+"""Training configuration: defaults in code, experiments in YAML, overrides on the command line.
+
+A YAML file holds one algorithm's hyperparameters keyed by env id, rl-baselines3-zoo style::
+
+    default:              # applies to every env
+      timesteps: 1000000
+      policy_kwargs: {net_arch: [256, 256]}
+    HumanoidWBC-v0:       # applies to this env only
+      env_kwargs: {action_mode: wbc}
+
+Precedence, lowest first: :func:`default_config` (code), the YAML ``default`` entry, the YAML entry of
+the env, command-line overrides. The dictionaries ``env_kwargs`` and ``policy_kwargs`` are merged key
+by key along that chain; every other key is replaced. Unknown keys, section names that are not a
+registered env id, and malformed files raise :class:`ConfigError` with a message naming the file.
+An env without an entry of its own uses ``default`` alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import yaml
+
+import humanoid_env  # noqa: F401  (registers the environments, whose ids the YAML sections name)
+
+ALGOS = ("ppo", "sac")
+#: Keys merged key by key along the precedence chain instead of being replaced.
+MERGED_KEYS = ("env_kwargs", "policy_kwargs")
+#: ``policy_kwargs`` entries accepted (``activation_fn`` is a name from :data:`ACTIVATIONS`).
+POLICY_KWARGS = ("net_arch", "activation_fn", "log_std_init", "ortho_init")
+ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
+
+#: Keys every algorithm has: budget, parallelism, normalisation, env, evaluation, checkpoints.
+_COMMON: dict[str, Any] = {
+    "timesteps": 1_000_000,  # total env steps (all envs together)
+    "n_envs": 2,  # parallel envs (SubprocVecEnv when > 1)
+    "normalize": True,  # VecNormalize observations and rewards
+    "norm_obs": True,
+    "norm_reward": True,
+    "clip_obs": 10.0,
+    "env_kwargs": {},  # gym.make keywords (max_episode_steps included)
+    "eval_freq": 20_000,  # env steps between evaluations (0: none)
+    "eval_episodes": 2,
+    "checkpoint_freq": 100_000,  # env steps between checkpoints (0: none)
+    "policy_kwargs": {"net_arch": [256, 256]},
+    "learning_rate": 3e-4,
+    "gamma": 0.99,
+    "batch_size": 64,
+}
+
+_ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "ppo": {
+        "n_steps": 1024,  # env steps per env per rollout
+        "n_epochs": 10,
+        "gae_lambda": 0.95,
+        "ent_coef": 0.0,
+        "clip_range": 0.2,
+        "vf_coef": 0.5,
+        "max_grad_norm": 0.5,
+    },
+    "sac": {
+        "buffer_size": 1_000_000,
+        "learning_starts": 10_000,
+        "tau": 0.005,
+        "train_freq": 1,
+        "gradient_steps": 1,
+        "ent_coef": "auto",
+    },
+}
+_ALGO_DEFAULTS["sac"]["batch_size"] = 256
+_ALGO_DEFAULTS["sac"]["policy_kwargs"] = {"net_arch": [256, 256]}
+
+#: Keys consumed by training/train.py; the rest are passed to the SB3 algorithm constructor.
+RUNNER_KEYS = (
+    "timesteps",
+    "n_envs",
+    "normalize",
+    "norm_obs",
+    "norm_reward",
+    "clip_obs",
+    "env_kwargs",
+    "eval_freq",
+    "eval_episodes",
+    "checkpoint_freq",
+)
+
+
+class _Loader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that also reads ``3e-4`` as a float.
+
+    NOTE: YAML 1.1 (PyYAML) wants a dot in a float's mantissa: plain ``safe_load`` reads ``3e-4`` as
+    the *string* ``"3e-4"``, which SB3 then rejects deep inside training.
+    """
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def yaml_load(text: str) -> Any:
+    """``yaml.safe_load`` with ``3e-4`` read as a float (see :class:`_Loader`)."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+
+
+class ConfigError(ValueError):
+    """A configuration file or override cannot be used; the message says why and where."""
+
+
+def _check_algo(algo: str) -> str:
+    if algo not in ALGOS:
+        raise ConfigError(f"unknown algorithm {algo!r}; valid ones are: {', '.join(ALGOS)}")
+    return algo
+
+
+def default_config(algo: str) -> dict[str, Any]:
+    """The code defaults of ``algo`` (a fresh dict: callers may modify it)."""
+    return copy.deepcopy({**_COMMON, **_ALGO_DEFAULTS[_check_algo(algo)]})
+
+
+def valid_keys(algo: str) -> list[str]:
+    return sorted(default_config(algo))
+
+
+def known_env_ids() -> list[str]:
+    """The env ids a YAML section may name: every id registered by ``humanoid_env``."""
+    ids = []
+    for env_id, spec in gym.registry.items():
+        entry = (
+            spec.entry_point
+            if isinstance(spec.entry_point, str)
+            else getattr(spec.entry_point, "__module__", "")
+        )
+        if str(entry).startswith("humanoid_env"):
+            ids.append(env_id)
+    return sorted(ids)
+
+
+def check_env_id(env_id: str) -> str:
+    """``env_id`` without a ``humanoid_env:`` prefix, if registered; else :class:`ConfigError`."""
+    name = env_id.split(":")[-1]
+    if name not in gym.registry:
+        raise ConfigError(f"unknown env id {env_id!r}; valid ones are: {', '.join(known_env_ids())}")
+    return name
+
+
+def check_keys(section: Mapping[str, Any], algo: str, where: str) -> None:
+    """Unknown keys (and unknown ``policy_kwargs`` entries) raise :class:`ConfigError` naming ``where``."""
+    unknown = sorted(set(section) - set(default_config(algo)))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {unknown} for {algo}; valid ones are: {', '.join(valid_keys(algo))}"
+        )
+    for key in MERGED_KEYS:
+        if key in section and not isinstance(section[key], Mapping):
+            raise ConfigError(f"{where}: {key} must be a mapping, got {section[key]!r}")
+    bad = sorted(set(section.get("policy_kwargs", {})) - set(POLICY_KWARGS))
+    if bad:
+        raise ConfigError(f"{where}: unknown policy_kwargs {bad}; valid ones are: {', '.join(POLICY_KWARGS)}")
+    activation = section.get("policy_kwargs", {}).get("activation_fn")
+    if activation is not None and activation not in ACTIVATIONS:
+        raise ConfigError(f"{where}: activation_fn must be one of {ACTIVATIONS}, got {activation!r}")
+
+
+def load_yaml(path: str | Path, algo: str) -> dict[str, dict[str, Any]]:
+    """Read and check a hyperparameter file: ``{section: {key: value}}`` with ``section`` in
+    ``default`` or a registered env id."""
+    path = Path(path)
+    try:
+        data = yaml_load(path.read_text())
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the config file ({err.strerror or err})") from err
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: malformed YAML: {err}") from err
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: malformed config: expected a mapping of env id -> settings, got {type(data).__name__}"
+        )
+    valid_sections = ["default", *known_env_ids()]
+    for section, values in data.items():
+        if section != "default" and section not in gym.registry:
+            raise ConfigError(
+                f"{path}: unknown env id {section!r}; valid sections are: {', '.join(valid_sections)}"
+            )
+        if values is None:
+            data[section] = values = {}
+        if not isinstance(values, dict):
+            raise ConfigError(
+                f"{path}: malformed config: section {section!r} must be a mapping, got {values!r}"
+            )
+        check_keys(values, algo, f"{path} [{section}]")
+    return data
+
+
+def merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``update``; :data:`MERGED_KEYS` are merged key by key (returns a new dict)."""
+    out = copy.deepcopy(base)
+    for key, value in update.items():
+        if key in MERGED_KEYS and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **copy.deepcopy(dict(value))}
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def resolve_config(
+    algo: str,
+    env_id: str,
+    config_path: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Code defaults <- YAML ``default`` <- YAML ``env_id`` <- ``overrides`` (command line)."""
+    _check_algo(algo)
+    env_id = check_env_id(env_id)
+    config = default_config(algo)
+    if config_path is not None:
+        sections = load_yaml(config_path, algo)
+        config = merge(config, sections.get("default", {}))
+        config = merge(config, sections.get(env_id, {}))
+    if overrides:
+        check_keys(overrides, algo, "command line")
+        config = merge(config, overrides)
+    _check_values(config, algo)
+    return config
+
+
+#: Keys that must be integers (``1e6`` in YAML is accepted as ``1000000``).
+INT_KEYS = (
+    "timesteps", "n_envs", "eval_freq", "eval_episodes", "checkpoint_freq", "batch_size",
+    "n_steps", "n_epochs", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
+)  # fmt: skip
+#: Keys that must be numbers.
+FLOAT_KEYS = (
+    "learning_rate",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "vf_coef",
+    "max_grad_norm",
+    "tau",
+    "clip_obs",
+)
+
+
+def _check_values(config: dict[str, Any], algo: str) -> None:
+    """Type checks a typo would otherwise turn into a confusing SB3 error deep in training; integral
+    floats of :data:`INT_KEYS` become ints (in place)."""
+    for key in INT_KEYS:
+        if key not in config:
+            continue
+        value = config[key]
+        if isinstance(value, float) and value.is_integer():
+            config[key] = value = int(value)
+        low = 0 if key in ("eval_freq", "checkpoint_freq", "learning_starts") else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"{key} must be an integer >= {low}, got {value!r}")
+    for key in FLOAT_KEYS:
+        if key in config and (isinstance(config[key], bool) or not isinstance(config[key], (int, float))):
+            raise ConfigError(f"{key} must be a number, got {config[key]!r}")
+    for key in ("normalize", "norm_obs", "norm_reward"):
+        if not isinstance(config[key], bool):
+            raise ConfigError(f"{key} must be true or false, got {config[key]!r}")
+    if algo == "ppo" and config["n_steps"] * config["n_envs"] < 2:
+        raise ConfigError("n_steps * n_envs must be >= 2 for PPO")
+
+
+def algo_kwargs(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of a resolved config passed to the SB3 constructor (``policy_kwargs`` as SB3 wants it)."""
+    import torch.nn as nn
+
+    kwargs = {k: copy.deepcopy(v) for k, v in config.items() if k not in RUNNER_KEYS}
+    policy_kwargs = dict(kwargs.pop("policy_kwargs", {}))
+    activation = policy_kwargs.get("activation_fn")
+    if activation is not None:
+        policy_kwargs["activation_fn"] = {
+            "tanh": nn.Tanh,
+            "relu": nn.ReLU,
+            "elu": nn.ELU,
+            "leaky_relu": nn.LeakyReLU,
+        }[activation]
+    kwargs["policy_kwargs"] = policy_kwargs
+    return kwargs
+
+
+def parse_key_values(items: list[str] | None, option: str) -> dict[str, Any]:
+    """``["a=1", "b=[0, 0]"]`` -> ``{"a": 1, "b": [0, 0]}``; values read with ``yaml.safe_load``."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{option} expects key=value, got {item!r}")
+        try:
+            out[key.strip()] = yaml_load(value)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"{option} {item!r}: cannot parse the value: {err}") from err
+    return out

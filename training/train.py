@@ -1,0 +1,315 @@
+"""Train a stable-baselines3 PPO or SAC policy on a humanoid-wbc environment.
+
+Usage::
+
+    python -m training.train --env HumanoidWBC-v0 --algo ppo [--config configs/ppo.yml] \\
+        [--timesteps N] [--n-envs K] [--seed S] [--run-dir DIR] [--env-kwargs key=value ...] \\
+        [--params key=value ...] [--no-progress-bar] [--overwrite]
+
+Settings come from :mod:`training.config` (code defaults <- YAML ``default`` <- YAML env entry <-
+command line). ``--env-kwargs`` and ``--params`` values are read as YAML (``push_magnitude_n=[0,0]``,
+``learning_rate=1e-4``). The run folder (default ``runs/<env>/<algo>_s<seed>_<time>``) receives:
+
+- ``model.zip`` (final model; also written on Ctrl-C), ``vecnormalize.pkl`` (observation/reward
+  statistics, when ``normalize``), ``config.yaml`` (env, algo, seed, resolved settings),
+  ``command.txt``, ``train_info.json`` (steps done, wall time, interrupted or not);
+- ``tb/`` TensorBoard logs, ``monitor/`` per-env episode CSVs, ``eval/evaluations.npz`` and
+  ``best/best_model.zip`` + ``best/vecnormalize.pkl`` (periodic evaluation), ``checkpoints/``.
+
+Evaluate a run with ``python -m training.evaluate --env ID --policy RUN_DIR ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import yaml
+
+import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
+from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
+
+#: Files of a run folder (training.evaluate reads the same names).
+MODEL_FILE = "model.zip"
+VECNORM_FILE = "vecnormalize.pkl"
+CONFIG_FILE = "config.yaml"
+COMMAND_FILE = "command.txt"
+INFO_FILE = "train_info.json"
+#: Seed offset of the evaluation env, so that it never replays a training episode.
+EVAL_SEED_OFFSET = 10_000
+
+
+def make_env(env_id: str, env_kwargs: dict[str, Any], monitor_file: str | None = None) -> gym.Env:
+    """``gym.make(env_id, **env_kwargs)`` in a ``Monitor`` (episode returns/lengths, optionally to CSV).
+
+    Module level so that SubprocVecEnv can pickle it (``functools.partial``) into its workers.
+    """
+    from stable_baselines3.common.monitor import Monitor
+
+    return Monitor(gym.make(env_id, **env_kwargs), filename=monitor_file)
+
+
+def make_vec_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    n_envs: int,
+    monitor_dir: Path | None = None,
+    subprocess: bool = True,
+):
+    """``n_envs`` copies of the env: a SubprocVecEnv when ``n_envs > 1`` and ``subprocess``, else a DummyVecEnv."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [
+        functools.partial(make_env, env_id, env_kwargs, str(monitor_dir / str(rank)) if monitor_dir else None)
+        for rank in range(n_envs)
+    ]
+    if n_envs > 1 and subprocess:
+        return SubprocVecEnv(fns)
+    return DummyVecEnv(fns)
+
+
+def _callbacks(config: dict[str, Any], run_dir: Path, eval_env) -> list:
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback, EvalCallback
+
+    class SaveVecNormalize(BaseCallback):
+        """On a new best evaluation: the training normalisation statistics beside ``best_model.zip``."""
+
+        def __init__(self, path: Path):
+            super().__init__()
+            self.path = path
+
+        def _on_step(self) -> bool:
+            vecnorm = self.model.get_vec_normalize_env()
+            if vecnorm is not None:
+                vecnorm.save(str(self.path))
+            return True
+
+    n_envs = config["n_envs"]
+    callbacks = []
+    if config["checkpoint_freq"] > 0:
+        callbacks.append(
+            CheckpointCallback(
+                save_freq=max(config["checkpoint_freq"] // n_envs, 1),  # NOTE: counted in vector steps
+                save_path=str(run_dir / "checkpoints"),
+                name_prefix="model",
+                save_vecnormalize=config["normalize"],
+            )
+        )
+    if eval_env is not None:
+        (run_dir / "best").mkdir(parents=True, exist_ok=True)
+        callbacks.append(
+            EvalCallback(
+                eval_env,
+                n_eval_episodes=config["eval_episodes"],
+                eval_freq=max(config["eval_freq"] // n_envs, 1),  # NOTE: counted in vector steps
+                log_path=str(run_dir / "eval"),
+                best_model_save_path=str(run_dir / "best"),
+                callback_on_new_best=SaveVecNormalize(run_dir / "best" / VECNORM_FILE),
+                deterministic=True,
+                verbose=1,
+            )
+        )
+    return callbacks
+
+
+def default_run_dir(env_id: str, algo: str, seed: int) -> Path:
+    return Path("runs") / env_id / f"{algo}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def prepare_run_dir(run_dir: Path, overwrite: bool) -> Path:
+    """Create ``run_dir``; refuse one that already holds a run unless ``overwrite``."""
+    if (run_dir / CONFIG_FILE).exists() and not overwrite:
+        raise ConfigError(
+            f"{run_dir} already holds a run ({CONFIG_FILE}); pass --overwrite or another --run-dir"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def write_run_config(
+    run_dir: Path, env_id: str, algo: str, seed: int, config_file: str | None, config: dict
+) -> None:
+    import stable_baselines3
+
+    record = {
+        "env": env_id,
+        "algo": algo,
+        "seed": seed,
+        "config_file": config_file,
+        "stable_baselines3": stable_baselines3.__version__,
+        "config": config,
+    }
+    (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(record, sort_keys=False))
+
+
+def read_run_config(run_dir: Path) -> dict[str, Any]:
+    """The ``config.yaml`` record of a run folder (``{}`` when absent)."""
+    path = Path(run_dir) / CONFIG_FILE
+    return yaml.safe_load(path.read_text()) if path.is_file() else {}
+
+
+def train(
+    env_id: str,
+    algo: str,
+    config: dict[str, Any],
+    seed: int,
+    run_dir: Path,
+    progress_bar: bool = True,
+    verbose: int = 1,
+) -> dict[str, Any]:
+    """Train ``algo`` on ``env_id`` with a resolved ``config``; write the run folder; return train_info.
+
+    A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
+    """
+    from stable_baselines3 import PPO, SAC
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    algo_cls = {"ppo": PPO, "sac": SAC}[algo]
+    env_kwargs = dict(config["env_kwargs"])
+    venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=run_dir / "monitor")
+    eval_env = None
+    if config["eval_freq"] > 0:
+        eval_env = make_vec_env(env_id, env_kwargs, 1)
+        eval_env.seed(seed + EVAL_SEED_OFFSET)
+    if config["normalize"]:
+        norm = {"norm_obs": config["norm_obs"], "clip_obs": config["clip_obs"], "gamma": config["gamma"]}
+        venv = VecNormalize(venv, norm_reward=config["norm_reward"], **norm)
+        if eval_env is not None:
+            # Statistics are copied from the training env before every evaluation (EvalCallback).
+            eval_env = VecNormalize(eval_env, training=False, norm_reward=False, **norm)
+    model = algo_cls(
+        "MlpPolicy",
+        venv,
+        seed=seed,
+        device="cpu",
+        verbose=verbose,
+        tensorboard_log=str(run_dir / "tb"),
+        **algo_kwargs(config),
+    )
+    interrupted = False
+    start = time.perf_counter()
+    print(
+        f"training: started {algo} on {env_id}, {config['timesteps']} steps, {config['n_envs']} env(s) -> {run_dir}",
+        flush=True,
+    )
+    try:
+        model.learn(
+            total_timesteps=config["timesteps"],
+            callback=_callbacks(config, run_dir, eval_env),
+            progress_bar=progress_bar,
+            tb_log_name=algo,
+        )
+    except KeyboardInterrupt:
+        interrupted = True
+        print(
+            "\ntraining: interrupted (Ctrl-C); saving the model trained so far", file=sys.stderr, flush=True
+        )
+    wall = time.perf_counter() - start
+    model.save(str(run_dir / MODEL_FILE))
+    if config["normalize"]:
+        venv.save(str(run_dir / VECNORM_FILE))
+    info = {
+        "timesteps": int(model.num_timesteps),
+        "timesteps_requested": int(config["timesteps"]),
+        "wall_s": wall,
+        "steps_per_s": model.num_timesteps / wall if wall > 0 else 0.0,
+        "interrupted": interrupted,
+        "model": MODEL_FILE,
+        "vecnormalize": VECNORM_FILE if config["normalize"] else None,
+    }
+    (run_dir / INFO_FILE).write_text(json.dumps(info, indent=2))
+    for env in (venv, eval_env):
+        if env is None:
+            continue
+        try:
+            env.close()
+        except (
+            EOFError,
+            BrokenPipeError,
+            ConnectionResetError,
+            OSError,
+        ):  # workers already gone after Ctrl-C
+            pass
+    return info
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", required=True, help="environment id, e.g. HumanoidWBC-v0")
+    parser.add_argument("--algo", required=True, choices=ALGOS)
+    parser.add_argument(
+        "--config", default=None, help="YAML hyperparameter file keyed by env id (configs/<algo>.yml)"
+    )
+    parser.add_argument("--timesteps", type=int, default=None, help="total env steps (overrides the config)")
+    parser.add_argument("--n-envs", type=int, default=None, help="parallel envs (overrides the config)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--run-dir", type=Path, default=None, help="output folder (default runs/<env>/<algo>_s<seed>_<time>)"
+    )
+    parser.add_argument(
+        "--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE", help="gym.make keywords (YAML values)"
+    )
+    parser.add_argument(
+        "--params", nargs="*", default=[], metavar="KEY=VALUE", help="config keys (YAML values)"
+    )
+    parser.add_argument("--no-progress-bar", action="store_true")
+    parser.add_argument("--verbose", type=int, default=1, help="SB3 verbosity (0: quiet, 1: rollout tables)")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of the learner (default 1)")
+    parser.add_argument("--overwrite", action="store_true", help="reuse a --run-dir that already holds a run")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        env_id = check_env_id(args.env)
+        overrides = parse_key_values(args.params, "--params")
+        env_kwargs = parse_key_values(args.env_kwargs, "--env-kwargs")
+        if env_kwargs:
+            overrides["env_kwargs"] = {**overrides.get("env_kwargs", {}), **env_kwargs}
+        if args.timesteps is not None:
+            overrides["timesteps"] = args.timesteps
+        if args.n_envs is not None:
+            overrides["n_envs"] = args.n_envs
+        config = resolve_config(args.algo, env_id, args.config, overrides)
+        # Fail here, not in a worker process, on a bad env keyword.
+        gym.make(env_id, **config["env_kwargs"]).close()
+        run_dir = prepare_run_dir(
+            args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite
+        )
+    except (ConfigError, ValueError, TypeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    import torch
+
+    torch.set_num_threads(max(args.threads, 1))
+    argv_used = sys.argv[1:] if argv is None else argv
+    (run_dir / COMMAND_FILE).write_text(shlex.join(["python", "-m", "training.train", *argv_used]) + "\n")
+    write_run_config(run_dir, env_id, args.algo, args.seed, args.config, config)
+    info = train(
+        env_id,
+        args.algo,
+        config,
+        args.seed,
+        run_dir,
+        progress_bar=not args.no_progress_bar,
+        verbose=args.verbose,
+    )
+    state = "interrupted" if info["interrupted"] else "done"
+    print(
+        f"training: {state} after {info['timesteps']} steps in {info['wall_s']:.1f} s "
+        f"({info['steps_per_s']:.0f} steps/s); model: {run_dir / MODEL_FILE}",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
