@@ -48,7 +48,11 @@ class ControllerConfig:
         torso_frame: frame whose orientation the torso task holds upright.
         com_*, posture_*, torso_*: PD gains and weights of the CoM, posture and torso tasks.
         force_weight: weight of each contact-force tracking task when it is on.
-        qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``.
+        qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``. The
+            force weight alone fixes the internal forces (feet squeezing each other, a hand's
+            friction): at 1e-6 they drifted to the friction limits in a wall lean and the feet
+            slipped, and the QP was so ill-conditioned that reordering a sum moved the torques
+            by 3e-9 N m; 1e-4 keeps them near the least-norm split.
         friction_facets: facets of each friction pyramid.
         eps_abs: QP residual tolerance (proxsuite).
         qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (bit-reproducible).
@@ -67,7 +71,7 @@ class ControllerConfig:
     torso_weight: float = 10.0
     force_weight: float = 1e-2
     qdd_regularisation: float = 1e-4
-    force_regularisation: float = 1e-6
+    force_regularisation: float = 1e-4
     friction_facets: int = 4
     eps_abs: float = 1e-9
     qp_solver: str = "proxsuite"

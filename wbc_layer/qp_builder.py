@@ -26,7 +26,7 @@ from wbc_layer.contacts import Contact
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import QPProblem
 from wbc_layer.robot_model import RobotModel
-from wbc_layer.tasks import Task
+from wbc_layer.tasks import MotionTask, Task
 
 
 def contact_jacobians(robot: RobotModel, contacts: Sequence[Contact], layout: QPLayout) -> np.ndarray:
@@ -81,31 +81,41 @@ class QPBuilder:
         return QPProblem(P, q, A, b, G, h)
 
     def _cost(self, robot: RobotModel, tasks: Sequence[Task]) -> tuple[np.ndarray, np.ndarray]:
-        """``P = 2 sum w A^T A``, ``q = -2 sum w A^T b``; diagonal terms go straight to diag(P)."""
-        nx = self.layout.nx
-        rows, targets = [], []
+        """``P = 2 sum w A^T A``, ``q = -2 sum w A^T b``.
+
+        Fast paths: a diagonal term goes straight to ``diag(P)``; a motion task's rows act on
+        ``qdd`` alone, so they are stacked and multiplied in the ``qdd`` block only.
+        """
+        nx, nv = self.layout.nx, self.layout.nv
+        rows, targets, motion_rows, motion_targets = [], [], [], []
         diagonal, linear = np.zeros(nx), np.zeros(nx)
         for task in tasks:
             if not (task.active and task.weight > 0):
                 continue
-            fast = task.diagonal_residual(robot, self.layout)
-            if fast is None:
-                A_task, b_task = task.residual(robot, self.layout)
-                scale = np.sqrt(task.weight)
-                rows.append(scale * A_task)
-                targets.append(scale * b_task)
-            else:
+            scale = np.sqrt(task.weight)
+            if isinstance(task, MotionTask) and (fast := task.diagonal_residual(robot, self.layout)) is None:
+                J, b_task = task.acceleration_residual(robot)
+                motion_rows.append(scale * J)
+                motion_targets.append(scale * b_task)
+            elif (fast := task.diagonal_residual(robot, self.layout)) is not None:
                 indices, d, b_task = fast
                 diagonal[indices] += task.weight * d * d
                 linear[indices] += task.weight * d * b_task
+            else:
+                A_task, b_task = task.residual(robot, self.layout)
+                rows.append(scale * A_task)
+                targets.append(scale * b_task)
+        P = np.zeros((nx, nx))
         if rows:
             A_cost, b_cost = np.vstack(rows), np.concatenate(targets)
-            P = 2.0 * (A_cost.T @ A_cost)
-            q = -2.0 * (A_cost.T @ b_cost + linear)
-        else:
-            P, q = np.zeros((nx, nx)), -2.0 * linear
-        P.flat[:: nx + 1] += 2.0 * diagonal
-        return P, q
+            P += A_cost.T @ A_cost
+            linear += A_cost.T @ b_cost
+        if motion_rows:
+            J_cost, b_cost = np.vstack(motion_rows), np.concatenate(motion_targets)
+            P[:nv, :nv] += J_cost.T @ J_cost
+            linear[:nv] += J_cost.T @ b_cost
+        P.flat[:: nx + 1] += diagonal
+        return 2.0 * P, -2.0 * linear
 
     def _allocate(self, contacts: Sequence[Contact], na: int) -> None:
         """Arrays and constant rows for the current set of active contacts."""

@@ -77,11 +77,15 @@ class MotionTask(Task):
     def desired_acceleration(self, robot: RobotModel) -> np.ndarray:
         return self.feedforward() - self.kp * self.error(robot) - self.kd * self.error_velocity(robot)
 
+    def acceleration_residual(self, robot: RobotModel) -> tuple[np.ndarray, np.ndarray]:
+        """``(J (m, nv), b (m,))`` of ``||J qdd - b||^2``: the term acts on ``qdd`` alone."""
+        return self.jacobian(robot), self.desired_acceleration(robot) - self.drift(robot)
+
     def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
-        J = self.jacobian(robot)
+        J, b = self.acceleration_residual(robot)
         A = np.zeros((J.shape[0], layout.nx))
         A[:, layout.qdd] = J
-        return A, self.desired_acceleration(robot) - self.drift(robot)
+        return A, b
 
 
 @dataclass
@@ -241,8 +245,11 @@ class RegularisationTask(Task):
         return np.diag(scale), target
 
     def diagonal_residual(self, robot, layout):
-        scale = np.concatenate([
-            np.full(layout.nv, np.sqrt(self.qdd_weight)),
-            np.full(layout.nf, np.sqrt(self.force_weight)),
-        ])
-        return slice(0, layout.nx), scale, np.zeros(layout.nx)
+        key = (layout.nv, layout.nf, self.qdd_weight, self.force_weight)
+        if getattr(self, "_cache_key", None) != key:
+            scale = np.concatenate([
+                np.full(layout.nv, np.sqrt(self.qdd_weight)),
+                np.full(layout.nf, np.sqrt(self.force_weight)),
+            ])
+            self._cache, self._cache_key = (slice(0, layout.nx), scale, np.zeros(layout.nx)), key
+        return self._cache

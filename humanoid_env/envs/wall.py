@@ -67,9 +67,6 @@ SETTLE_PENETRATION_M = 0.003
 RIGHT_ARM_POSTURE_KP = 0.0
 RIGHT_ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_shoulder_yaw", "right_elbow")
 
-#: The wall controller's ``force_regularisation`` (weight of ``|f|^2``; default controller: 1e-6).
-WALL_FORCE_REGULARISATION = 1e-4
-
 #: Settled start states (qpos, contact-point offset), per settling settings (once per process).
 _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -78,10 +75,6 @@ def wall_controller_config(hand_max_force_n: float = 60.0, hand_active: bool = T
     """Feet supporting (flat), right hand controlled (point contact at :data:`HAND_CONTACT_FRAME`,
     wall normal +y). The robot model needs that frame: :func:`robot_with_hand_contact_frame`."""
     hand = hand_contact("right", WALL_NORMAL, hand_max_force_n, active=hand_active, frame=HAND_CONTACT_FRAME)
-    # Three contacts leave internal forces (feet squeezing, the hand's friction) free in the QP;
-    # with the default 1e-6 regularisation they drifted to the friction limits during a 3 cm lean
-    # in 0.7 s and the feet slipped. 1e-4 keeps them near the least-norm split.
-    overrides = {"force_regularisation": WALL_FORCE_REGULARISATION, **overrides}
     return default_controller_config(contacts=(*foot_contacts(), hand), **overrides)
 
 
@@ -114,7 +107,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     ``[0, hand_force_max_n]`` (it cannot pull). The contact point is a frame on the hand
     sphere's surface where it touches the wall (see :func:`robot_with_hand_contact_frame`); the
     right arm's posture task only damps (:data:`RIGHT_ARM_POSTURE_KP`); contact forces are
-    regularised with weight 1e-4 (:data:`WALL_FORCE_REGULARISATION`). The WBC's force target is
+    regularised with the controller's default weight 1e-4. The WBC's force target is
     the reference plus an integral correction on the measured force (a wrist force sensor):
     gain ``hand_force_integral_gain`` = 10 /s, clipped to +-``hand_force_integral_limit_n`` = 10 N.
 
