@@ -18,6 +18,7 @@ tick. :func:`build_qp` is the one-shot form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -92,15 +93,16 @@ class QPBuilder:
         for task in tasks:
             if not (task.active and task.weight > 0):
                 continue
-            scale = np.sqrt(task.weight)
-            if isinstance(task, MotionTask) and (fast := task.diagonal_residual(robot, self.layout)) is None:
-                J, b_task = task.acceleration_residual(robot)
-                motion_rows.append(scale * J)
-                motion_targets.append(scale * b_task)
-            elif (fast := task.diagonal_residual(robot, self.layout)) is not None:
+            scale = math.sqrt(task.weight)
+            fast = task.diagonal_residual(robot, self.layout)
+            if fast is not None:
                 indices, d, b_task = fast
                 diagonal[indices] += task.weight * d * d
                 linear[indices] += task.weight * d * b_task
+            elif isinstance(task, MotionTask):
+                J, b_task = task.acceleration_residual(robot)
+                motion_rows.append(scale * J)
+                motion_targets.append(scale * b_task)
             else:
                 A_task, b_task = task.residual(robot, self.layout)
                 rows.append(scale * A_task)
@@ -114,8 +116,10 @@ class QPBuilder:
             J_cost, b_cost = np.vstack(motion_rows), np.concatenate(motion_targets)
             P[:nv, :nv] += J_cost.T @ J_cost
             linear[:nv] += J_cost.T @ b_cost
-        P.flat[:: nx + 1] += diagonal
-        return 2.0 * P, -2.0 * linear
+        P.ravel()[:: nx + 1] += diagonal  # ravel of a C-contiguous array is a view
+        P *= 2.0
+        linear *= -2.0
+        return P, linear
 
     def _allocate(self, contacts: Sequence[Contact], na: int) -> None:
         """Arrays and constant rows for the current set of active contacts."""
