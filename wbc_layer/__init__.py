@@ -6,6 +6,7 @@ It depends on pinocchio, proxsuite, qpsolvers and numpy only: no simulator, no R
 from wbc_layer.config import ContactConfig, ControllerConfig, controller_config_from_dict
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.controller import WholeBodyController
+from wbc_layer.environment_body import EnvironmentBody, SeesawBody
 from wbc_layer.errors import ConfigError, QPSolveError, RobotModelError, WBCError
 from wbc_layer.gravity_compensation import StaticSolution, gravity_compensation
 from wbc_layer.layout import QPLayout
@@ -13,6 +14,7 @@ from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
+    BodyRestTask,
     ComTask,
     ContactForceTask,
     FramePositionTask,
@@ -23,6 +25,7 @@ from wbc_layer.tasks import (
 )
 
 __all__ = [
+    "BodyRestTask",
     "ComTask",
     "ContactForceTask",
     "FramePositionTask",
@@ -34,6 +37,8 @@ __all__ = [
     "Contact",
     "ContactConfig",
     "ControllerConfig",
+    "EnvironmentBody",
+    "SeesawBody",
     "FootContact",
     "PointContact",
     "ProxsuiteSolver",

@@ -20,6 +20,7 @@ class ContactConfig:
     """One contact. ``kind="foot"``: 6D wrench on a rectangle; ``"point"``: 3D force.
 
     Units: forces [N], lengths [m]; ``normal`` (point contacts) in world axes, into the robot.
+    ``on_body``: the environment body (e.g. a seesaw) the contact stands on; None: fixed ground.
     """
 
     name: str
@@ -33,6 +34,7 @@ class ContactConfig:
     normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
     mode: str = "supporting"
     active: bool = True
+    on_body: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in CONTACT_KINDS:
@@ -48,6 +50,8 @@ class ControllerConfig:
         torso_frame: frame whose orientation the torso task holds upright.
         com_*, posture_*, torso_*: PD gains and weights of the CoM, posture and torso tasks.
         force_weight: weight of each contact-force tracking task when it is on.
+        body_rest_*: PD gains and weight of the task holding each environment body at rest
+            (a seesaw level), ``"rest_<body>"``.
         qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``. The
             force weight alone fixes the internal forces (feet squeezing each other, a hand's
             friction): at 1e-6 they drifted to the friction limits in a wall lean and the feet
@@ -70,6 +74,9 @@ class ControllerConfig:
     torso_kd: float = 20.0
     torso_weight: float = 10.0
     force_weight: float = 1e-2
+    body_rest_kp: float = 10.0
+    body_rest_kd: float = 5.0
+    body_rest_weight: float = 10.0
     qdd_regularisation: float = 1e-4
     force_regularisation: float = 1e-4
     friction_facets: int = 4

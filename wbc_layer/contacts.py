@@ -38,6 +38,7 @@ class Contact:
         min_normal_force, max_normal_force: bounds on the normal force while active [N].
         active: whether the contact exists now.
         mode: ``"supporting"`` or ``"controlled"``.
+        on_body: name of the environment body the contact stands on (None: fixed ground).
     """
 
     name: str
@@ -47,6 +48,7 @@ class Contact:
     max_normal_force: float = 2000.0
     active: bool = True
     mode: str = "supporting"
+    on_body: str | None = None
 
     dim = 0  # force dimension, set by subclasses
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from wbc_layer.config import ContactConfig, ControllerConfig
 from wbc_layer.contacts import Contact, FootContact, PointContact
+from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.layout import QPLayout
@@ -16,6 +18,7 @@ from wbc_layer.qp_builder import QPBuilder
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
+    BodyRestTask,
     ComTask,
     ContactForceTask,
     FramePositionTask,
@@ -36,6 +39,7 @@ def make_contact(config: ContactConfig) -> Contact:
         max_normal_force=config.max_normal_force,
         active=config.active,
         mode=config.mode,
+        on_body=config.on_body,
     )
     if config.kind == "foot":
         return FootContact(**common, half_length=config.half_length, half_width=config.half_width)
@@ -46,8 +50,10 @@ class WholeBodyController:
     """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
 
     Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
-    ``"regularisation"``, and ``"force_<contact>"`` per contact (on only for controlled
-    contacts, or after :meth:`set_force_target`). Usage per tick::
+    ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"``
+    per contact (on only for controlled contacts, or after :meth:`set_force_target`).
+    Environment bodies (:mod:`wbc_layer.environment_body`) the feet stand on add their
+    accelerations to the QP. Usage per tick::
 
         result = controller.compute(q, v)     # raises QPSolveError on failure
         tau = result.tau                      # (na,) [N m]
@@ -55,16 +61,23 @@ class WholeBodyController:
     On failure the caller's documented fallback is :meth:`gravity_compensation_torques`.
     """
 
-    def __init__(self, robot: RobotModel, config: ControllerConfig):
+    def __init__(self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = ()):
         if not config.contacts:
             raise ConfigError("the controller needs at least one contact in its config")
         self.robot = robot
         self.config = config
+        self.bodies: dict[str, EnvironmentBody] = {body.name: body for body in bodies}
         self.contacts: dict[str, Contact] = {c.name: make_contact(c) for c in config.contacts}
         for contact in self.contacts.values():
             robot.frame_id(contact.frame)  # fail early on a wrong frame name
+            if contact.on_body is not None and contact.on_body not in self.bodies:
+                raise unknown_name_error("environment body", contact.on_body, list(self.bodies))
         robot.frame_id(config.torso_frame)
-        self.layout = QPLayout(robot.nv, tuple((c.name, c.dim) for c in self.contacts.values()))
+        self.layout = QPLayout(
+            robot.nv,
+            tuple((c.name, c.dim) for c in self.contacts.values()),
+            tuple((body.name, body.dof) for body in self.bodies.values()),
+        )
         self.com_task = ComTask("com", config.com_weight, kp=config.com_kp, kd=config.com_kd)
         self.com_task.set_reference(robot.com)
         self.posture_task = PostureTask("posture", config.posture_weight, kp=config.posture_kp, kd=config.posture_kd)
@@ -82,11 +95,15 @@ class WholeBodyController:
                 force_weight=config.force_regularisation,
             ),
         }
+        for body in self.bodies.values():
+            self.tasks[f"rest_{body.name}"] = BodyRestTask(
+                f"rest_{body.name}", config.body_rest_weight, body=body, kp=config.body_rest_kp, kd=config.body_rest_kd
+            )
         for contact in self.contacts.values():
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
-        self.builder = QPBuilder(self.layout, config.friction_facets)
+        self.builder = QPBuilder(self.layout, config.friction_facets, list(self.bodies.values()))
         self._contact_list = list(self.contacts.values())
         self.solver = self._new_solver()  # without the torque-limit rows
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit
@@ -132,14 +149,25 @@ class WholeBodyController:
             task.weight = float(weight)
 
     # -- the tick -------------------------------------------------------------------------
-    def compute(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
+    def compute(
+        self, q: np.ndarray, v: np.ndarray, body_states: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    ) -> WBCResult:
         """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP.
 
-        ``last_timings`` then holds the wall time [us] of ``update``, ``build``, ``solve``
-        (both solves when a torque limit was hit) and ``torques``.
+        ``body_states``: environment body name -> ``(s, s_dot)``, required for every body the
+        controller was given. ``last_timings`` then holds the wall time [us] of ``update``,
+        ``build``, ``solve`` (both solves when a torque limit was hit) and ``torques``.
         """
         clock = time.perf_counter
         t0 = clock()
+        body_states = body_states or {}
+        missing = sorted(set(self.bodies) - set(body_states))
+        if missing:
+            raise ConfigError(f"compute() needs body_states for the environment bodies {missing}")
+        for name, (s, s_dot) in body_states.items():
+            if name not in self.bodies:
+                raise unknown_name_error("environment body", name, list(self.bodies))
+            self.bodies[name].update(s, s_dot)
         self.robot.update(q, v)
         t1 = clock()
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
@@ -158,7 +186,11 @@ class WholeBodyController:
         if not np.all(np.isfinite(tau)):
             raise QPSolveError("non_finite_torque", problem.copy(), solution)
         forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}
-        result = WBCResult(True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations)
+        body_accelerations = {name: x[self.layout.body(name)].copy() for name in self.bodies}
+        result = WBCResult(
+            True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations,
+            body_accelerations,
+        )
         t4 = clock()
         self.last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
         return result

@@ -3,7 +3,9 @@
 Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
 
 - equality: floating-base rows of ``M qdd + h = S^T tau + J_c^T f`` (6);
-  per active contact ``J_i qdd = -Jdot_i v`` (its dim); per inactive contact ``f_i = 0``;
+  per active contact ``J_i qdd = -Jdot_i v`` (its dim) -- or, standing on an environment body,
+  ``J_i qdd + Jdot_i v = J_s,i sdd + Jdot_s,i sd`` --; per inactive contact ``f_i = 0``; per
+  environment body its dynamics ``M_s sdd + h_s + sum_i J_s,i^T f_i = 0``;
 - inequality ``G x <= h``: each active contact's force rows (friction pyramid, normal-force
   bounds, CoP), and the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``;
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
@@ -24,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from wbc_layer.contacts import Contact
+from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import QPProblem
 from wbc_layer.robot_model import RobotModel
@@ -46,9 +49,10 @@ class QPBuilder:
     :meth:`build` (copy it to keep it).
     """
 
-    def __init__(self, layout: QPLayout, n_facets: int = 4):
+    def __init__(self, layout: QPLayout, n_facets: int = 4, bodies: Sequence[EnvironmentBody] = ()):
         self.layout = layout
         self.n_facets = n_facets
+        self.bodies = {body.name: body for body in bodies}
         self._structure_key: tuple | None = None
         self.contact_jacobian = np.zeros((layout.nf, layout.nv))
 
@@ -60,18 +64,31 @@ class QPBuilder:
             self._allocate(contacts, na)
             self._structure_key = key
 
+        layout = self.layout
         Jc, A, b, G, h = self.contact_jacobian, self.A, self.b, self.G, self.h
         for contact, block in self._active:
+            rows = slice(6 + block.start, 6 + block.stop)
             Jc[block] = contact.jacobian(robot)
-            A[6 + block.start : 6 + block.stop, :nv] = Jc[block]
-            b[6 + block.start : 6 + block.stop] = -contact.drift(robot)
+            A[rows, :nv] = Jc[block]
+            b[rows] = -contact.drift(robot)
+            if contact.on_body is not None:
+                # The contact frame moves with the body's material point under it.
+                body, placement = self.bodies[contact.on_body], robot.frame_placement(contact.frame)
+                J_body = body.frame_jacobian(placement)
+                A[rows, layout.body(body.name)] = -J_body
+                b[rows] += body.frame_drift(placement)
+                # The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
+                A[self._body_rows[body.name], layout.force(contact.name)] = J_body.T
+        for name, body in self.bodies.items():
+            A[self._body_rows[name], layout.body(name)] = body.mass_matrix
+            b[self._body_rows[name]] = -body.bias
         A[:6, :nv] = robot.M[:6]
-        A[:6, nv:] = -Jc[:, :6].T
+        A[:6, layout.forces] = -Jc[:, :6].T
         b[:6] = -robot.h[:6]
 
         torque_rows = G[self._torque_rows]
         torque_rows[:, :nv] = robot.M[6:]
-        torque_rows[:, nv:] = -Jc[:, 6:].T
+        torque_rows[:, layout.forces] = -Jc[:, 6:].T
         G[self._torque_rows] = torque_rows
         G[self._torque_rows_negated] = -torque_rows
         h_actuated = robot.h[6:]
@@ -124,8 +141,12 @@ class QPBuilder:
     def _allocate(self, contacts: Sequence[Contact], na: int) -> None:
         """Arrays and constant rows for the current set of active contacts."""
         layout, nx = self.layout, self.layout.nx
-        self.A = np.zeros((6 + layout.nf, nx))
-        self.b = np.zeros(6 + layout.nf)
+        self.A = np.zeros((6 + layout.nf + layout.nb, nx))
+        self.b = np.zeros(6 + layout.nf + layout.nb)
+        self._body_rows, start = {}, 6 + layout.nf
+        for name, body in self.bodies.items():
+            self._body_rows[name] = slice(start, start + body.dof)
+            start += body.dof
         self.contact_jacobian[:] = 0.0
         self._active = []
         G_blocks, h_blocks = [], []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,6 +22,8 @@ class WBCResult:
         contact_forces: contact name -> force in the contact's coordinates (3 or 6) [N, N m].
         solve_time_us: time spent in the QP solver [us].
         iterations: solver iterations (-1 when unknown).
+        body_accelerations: environment body name -> its predicted accelerations ``sdd``
+            (a seesaw: the tilt's [rad/s^2]); empty without environment bodies.
     """
 
     success: bool
@@ -31,3 +33,4 @@ class WBCResult:
     contact_forces: dict[str, np.ndarray]
     solve_time_us: float
     iterations: int
+    body_accelerations: dict[str, np.ndarray] = field(default_factory=dict)

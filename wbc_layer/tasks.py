@@ -204,6 +204,27 @@ class FramePositionTask(MotionTask):
 
 
 @dataclass
+class BodyRestTask(Task):
+    """An environment body's coordinates to ``target`` (default 0: a seesaw's level board).
+
+    ``sdd* = -kp (s - target) - kd sd`` on the body's accelerations in the QP [SI per coordinate];
+    the controller reaches it only through the contact forces, since nothing else moves the body.
+    """
+
+    body: object = None  # wbc_layer.environment_body.EnvironmentBody
+    kp: float = 10.0
+    kd: float = 5.0
+    target: np.ndarray | None = None
+
+    def residual(self, robot, layout):
+        body = self.body
+        target = np.zeros(body.dof) if self.target is None else self.target
+        A = np.zeros((body.dof, layout.nx))
+        A[:, layout.body(body.name)] = np.eye(body.dof)
+        return A, -self.kp * (body.s - target) - self.kd * body.s_dot
+
+
+@dataclass
 class ContactForceTask(Task):
     """A contact's force to ``target`` [N, N m] (seed 001's controlled contact).
 
@@ -232,7 +253,8 @@ class ContactForceTask(Task):
 
 @dataclass
 class RegularisationTask(Task):
-    """Small damping of the solution: ``qdd_weight ||qdd||^2 + force_weight ||f||^2``.
+    """Small damping of the solution: ``qdd_weight ||qdd||^2 + force_weight ||f||^2``
+    (environment-body accelerations count as accelerations).
 
     ``weight`` (default 1) multiplies both.
     """
@@ -245,10 +267,10 @@ class RegularisationTask(Task):
         return np.diag(scale), target
 
     def diagonal_residual(self, robot, layout):
-        key = (layout.nv, layout.nf, self.qdd_weight, self.force_weight)
+        key = (layout.nv, layout.nb, layout.nf, self.qdd_weight, self.force_weight)
         if getattr(self, "_cache_key", None) != key:
             scale = np.concatenate([
-                np.full(layout.nv, np.sqrt(self.qdd_weight)),
+                np.full(layout.nv + layout.nb, np.sqrt(self.qdd_weight)),
                 np.full(layout.nf, np.sqrt(self.force_weight)),
             ])
             self._cache, self._cache_key = (slice(0, layout.nx), scale, np.zeros(layout.nx)), key

@@ -1,0 +1,138 @@
+"""Environment bodies: things the robot stands on that move, with dynamics of their own.
+
+A body has ``dof`` generalized coordinates ``s`` and the dynamics
+
+    M_s(s) sdd + h_s(s, sd) = -sum_i J_{s,i}^T f_i
+
+where ``f_i`` is the wrench that the robot's contact ``i`` receives from the body, expressed
+in the contact frame's axes (the body receives ``-f_i``), and ``J_{s,i}`` (6, dof) maps ``sd``
+to the body's twist at that contact frame, in the frame's axes. A contact standing on the body
+does not slide on it: its frame's acceleration equals that of the body's material point under
+it (seed 002, eqs. 25-28). :mod:`wbc_layer.qp_builder` adds ``sdd`` to the QP's variables and
+both equations to its equalities, so the controller knows that pushing on the board tilts it.
+
+:class:`SeesawBody` is the first instance: a board with a cylindrical underside of radius
+``R`` rolling without slipping on flat ground, tilting by ``theta`` about the world x axis.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pinocchio as pin
+
+from wbc_layer.errors import ConfigError
+
+GRAVITY = 9.81  # [m/s^2]
+_X = np.array([1.0, 0.0, 0.0])
+
+
+class EnvironmentBody:
+    """Interface of a dynamic body the robot can stand on (see the module docstring).
+
+    After :meth:`update`: ``s``, ``s_dot`` (dof,) the state, ``mass_matrix`` (dof, dof),
+    ``bias`` (dof,) [SI]; the frame methods
+    take a contact frame's world placement (the frame is rigidly attached to the body there).
+    """
+
+    name: str
+    dof: int
+
+    def update(self, s: np.ndarray, s_dot: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def frame_jacobian(self, placement: pin.SE3) -> np.ndarray:
+        """(6, dof): ``sd`` -> the body's twist [linear; angular] at the frame, frame axes."""
+        raise NotImplementedError
+
+    def frame_drift(self, placement: pin.SE3) -> np.ndarray:
+        """(6,): the body's spatial acceleration at the frame (frame axes) when ``sdd = 0``.
+
+        Same convention as the robot's LOCAL frame drift (pinocchio's spatial acceleration):
+        ``[R^T p_ddot - omega_local x v_local; R^T omega_dot]``.
+        """
+        raise NotImplementedError
+
+
+class SeesawBody(EnvironmentBody):
+    """A seesaw board rolling on flat ground about the world x axis (1 degree of freedom).
+
+    Board frame: origin at the centre of curvature of its cylindrical underside, axes aligned
+    with the world at ``theta = 0``. At tilt ``theta`` [rad] it is rotated by ``R_x(theta)``
+    and, rolling without slipping, its origin is at ``origin + (0, -radius * theta, 0)``.
+
+    Args:
+        name: the body's name (contacts refer to it with ``on_body``).
+        mass: [kg]. com: (3,) centre of mass in the board frame [m].
+        inertia: (3, 3) rotational inertia about the CoM, board axes [kg m^2].
+        radius: curvature radius of the underside [m].
+        origin: (3,) world position of the centre of curvature at ``theta = 0`` [m].
+        damping: viscous damping of the tilt [N m s/rad].
+        gravity: [m/s^2], along -z.
+    """
+
+    dof = 1
+
+    def __init__(self, name: str, mass: float, com, inertia, radius: float, origin, damping: float = 0.0,
+                 gravity: float = GRAVITY):
+        self.name = name
+        self.mass = float(mass)
+        self.com = np.asarray(com, dtype=float).reshape(3)
+        self.inertia = np.asarray(inertia, dtype=float).reshape(3, 3)
+        self.radius = float(radius)
+        self.origin = np.asarray(origin, dtype=float).reshape(3)
+        self.damping = float(damping)
+        self.gravity = float(gravity)
+        if not (self.mass > 0 and self.radius > 0 and self.damping >= 0):
+            raise ConfigError(f"seesaw {name!r}: need mass > 0, radius > 0, damping >= 0")
+        for label, value in (("com", self.com), ("inertia", self.inertia), ("origin", self.origin)):
+            if not np.all(np.isfinite(value)):
+                raise ConfigError(f"seesaw {name!r}: {label} must be finite")
+        self.update(np.zeros(1), np.zeros(1))
+
+    def update(self, s: np.ndarray, s_dot: np.ndarray) -> None:
+        """Set the tilt ``s = [theta]`` [rad] and rate ``s_dot`` [rad/s]; compute M_s and h_s."""
+        theta, theta_dot = float(np.asarray(s).reshape(-1)[0]), float(np.asarray(s_dot).reshape(-1)[0])
+        self.theta, self.theta_dot = theta, theta_dot
+        self.s, self.s_dot = np.array([theta]), np.array([theta_dot])
+        c, s_ = math.cos(theta), math.sin(theta)
+        self.rotation = np.array([[1.0, 0.0, 0.0], [0.0, c, -s_], [0.0, s_, c]])
+        self._d_rotation = np.array([[0.0, 0.0, 0.0], [0.0, -s_, -c], [0.0, c, -s_]])  # dR/dtheta
+        self.centre = self.origin + np.array([0.0, -self.radius * theta, 0.0])
+        com_jacobian = self._point_jacobian(self.com)  # (3,) d p_com / d theta
+        com_curvature = -self._second_derivative(self.com)  # d^2 p_com / d theta^2 = -R_yz p
+        self.mass_matrix = np.array([[self.mass * com_jacobian @ com_jacobian + self.inertia[0, 0]]])
+        self.bias = np.array([
+            self.mass * (com_jacobian @ com_curvature) * theta_dot**2
+            + self.mass * self.gravity * com_jacobian[2]
+            + self.damping * theta_dot
+        ])
+
+    def _point_jacobian(self, point_body: np.ndarray) -> np.ndarray:
+        """(3,) d(world position)/d theta of a material point given in board coordinates."""
+        return np.array([0.0, -self.radius, 0.0]) + self._d_rotation @ point_body
+
+    def _second_derivative(self, point_body: np.ndarray) -> np.ndarray:
+        """(3,) minus the second derivative: d^2 R_x / d theta^2 = -R_x on the y-z block."""
+        p = self.rotation @ point_body
+        return np.array([0.0, p[1], p[2]])
+
+    def _to_body(self, placement: pin.SE3) -> np.ndarray:
+        return self.rotation.T @ (placement.translation - self.centre)
+
+    def frame_jacobian(self, placement: pin.SE3) -> np.ndarray:
+        R = placement.rotation
+        linear = self._point_jacobian(self._to_body(placement))
+        return np.concatenate([R.T @ linear, R.T @ _X]).reshape(6, 1)
+
+    def frame_drift(self, placement: pin.SE3) -> np.ndarray:
+        R = placement.rotation
+        point = self._to_body(placement)
+        twist = self.frame_jacobian(placement)[:, 0] * self.theta_dot
+        acceleration = -self._second_derivative(point) * self.theta_dot**2  # world, at sdd = 0
+        return np.concatenate([R.T @ acceleration - np.cross(twist[3:], twist[:3]), np.zeros(3)])
+
+    def point_velocity(self, point_world: np.ndarray) -> np.ndarray:
+        """(3,) world velocity of the board's material point at ``point_world`` [m/s]."""
+        return self._point_jacobian(self.rotation.T @ (np.asarray(point_world) - self.centre)) * self.theta_dot
