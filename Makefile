@@ -27,7 +27,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 bench: $(STAMP)
-	$(PY) benchmarks/controller_step.py
+	$(PY) -m benchmarks.run_all
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -61,12 +61,12 @@ def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--solvers", nargs="+", default=["proxsuite", "daqp"], help="hot-path QP solvers to compare")
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/controller_step.json"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     results = {}
     for solver in args.solvers:
         rows = results[solver] = summarise(run(args.steps, solver))
@@ -79,9 +79,11 @@ def main() -> None:
             ratio = results[solver]["wbc_step"]["median_us"] / results[base]["wbc_step"]["median_us"]
             print(f"\nwbc_step median, {solver} / {base}: {ratio:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    machine = {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()}
+    machine = {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+               "load_average": [round(x, 2) for x in os.getloadavg()]}
     args.json.write_text(json.dumps({"steps": args.steps, "machine": machine, "results": results}, indent=2))
     print(f"wrote {args.json}")
+    return results
 
 
 if __name__ == "__main__":

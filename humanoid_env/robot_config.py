@@ -79,3 +79,14 @@ def hand_contact(
         mode="controlled",
         active=active,
     )
+
+
+#: The seesaw scene (``assets/scene_seesaw.xml``, seed 002): body ``SEESAW_BODY`` (frame origin at
+#: the centre of curvature of its underside), its tilt hinge and the slide tied to it by the
+#: rolling equality ``seesaw_y = -R seesaw_tilt`` (R is read from that equality by the env).
+SEESAW_SCENE_XML = ASSETS / "scene_seesaw.xml"
+SEESAW_BODY = "seesaw"
+SEESAW_TILT_JOINT = "seesaw_tilt"
+SEESAW_SLIDE_JOINT = "seesaw_y"
+SEESAW_ROLLING_EQUALITY = "seesaw_rolling"
+SEESAW_BOARD_GEOM = "seesaw_board"

@@ -8,7 +8,8 @@ Usage::
 POLICY is ``nominal`` (zero action: in wbc mode the WBC alone), ``scripted`` (the task's scenario,
 where it has one, an error otherwise: ``HumanoidWBCWall-v0`` the wall experiment of seed 001,
 ``HumanoidWBC-v0`` its contact switching; ``--scenario ramp|abrupt`` picks the variant of the
-latter, see ``humanoid_env/envs/scenarios.py``), a run folder of ``python -m training.train`` or the path of a
+latter, see ``humanoid_env/envs/scenarios.py``; ``HumanoidWBCSeesaw-v0`` seed 002's push test or,
+with ``--scenario sine``, its CoM tracking test, see ``humanoid_env/envs/seesaw_scenarios.py``), a run folder of ``python -m training.train`` or the path of a
 stable-baselines3 PPO/SAC ``.zip`` model. A run folder (or a zip inside one: ``model.zip``,
 ``best/best_model.zip``, ``checkpoints/model_N_steps.zip``) brings its normalisation statistics
 (VecNormalize, used with ``training=False``, ``norm_reward=False``) and the ``env_kwargs`` of its
@@ -290,7 +291,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--plot", type=Path, default=None, help="PNG of the first episode (CoM, forces)")
     parser.add_argument(
         "--scenario", default=None,
-        help="with --policy scripted: HumanoidWBC-v0: ramp (default) | abrupt; HumanoidWBCWall-v0: lean (default)",
+        help="with --policy scripted: HumanoidWBC-v0: ramp (default) | abrupt; HumanoidWBCWall-v0: lean (default); "
+        "HumanoidWBCSeesaw-v0: push (default) | sine",
     )  # fmt: skip
     return parser.parse_args(argv)
 

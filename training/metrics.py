@@ -89,8 +89,33 @@ class WallMetrics(BalanceMetrics):
         }
 
 
+class SeesawMetrics(BalanceMetrics):
+    """``HumanoidWBCSeesaw-v0``: BalanceMetrics (fell, com_rmse_m, pushes_survived, pushes_total,
+    wbc_fallbacks, ...) plus ``board_angle_rms_rad`` [rad] (the board's MuJoCo tilt, every env step)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.board_sq: list[float] = []
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        super().step(reward, terminated, info)
+        angle = float(info["board_angle_rad"])
+        if np.isfinite(angle):
+            self.board_sq.append(angle**2)
+
+    def result(self) -> dict[str, Any]:
+        return {
+            **super().result(),
+            "board_angle_rms_rad": float(np.sqrt(np.mean(self.board_sq))) if self.board_sq else float("nan"),
+        }
+
+
 #: env id -> metrics class; ids not listed get :class:`EpisodeMetrics`.
-METRICS: dict[str, type[EpisodeMetrics]] = {"HumanoidWBC-v0": BalanceMetrics, "HumanoidWBCWall-v0": WallMetrics}
+METRICS: dict[str, type[EpisodeMetrics]] = {
+    "HumanoidWBC-v0": BalanceMetrics,
+    "HumanoidWBCWall-v0": WallMetrics,
+    "HumanoidWBCSeesaw-v0": SeesawMetrics,
+}
 
 
 def metrics_for(env_id: str) -> EpisodeMetrics:

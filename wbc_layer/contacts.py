@@ -91,9 +91,13 @@ class Contact:
     def _build_force_constraints(self, n_facets: int) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def normal_row(self) -> np.ndarray:
+        """(dim,) the row that maps this contact's force vector to its normal component."""
+        raise NotImplementedError
+
     def normal_force(self, force: np.ndarray) -> float:
         """Normal component of this contact's force vector [N]."""
-        raise NotImplementedError
+        return float(self.normal_row() @ force)
 
     def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
         """(3,) force on the robot in world axes [N]."""
@@ -167,8 +171,8 @@ class FootContact(Contact):
         h = np.concatenate([np.zeros(n_facets), normal_h, np.zeros(6)])
         return G, h
 
-    def normal_force(self, force: np.ndarray) -> float:
-        return float(force[2])
+    def normal_row(self) -> np.ndarray:
+        return np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
     def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
         return robot.frame_placement(self.frame).rotation @ force[:3]
@@ -194,9 +198,12 @@ class PointContact(Contact):
 
     @property
     def _basis(self) -> np.ndarray:
-        """(3, 3) columns ``(t1, t2, n)`` for the current ``normal``."""
-        n = np.asarray(self.normal, dtype=float)
-        return _tangent_basis(n / np.linalg.norm(n))
+        """(3, 3) columns ``(t1, t2, n)`` for the current ``normal`` (cached per normal)."""
+        normal = tuple(self.normal)
+        if getattr(self, "_basis_key", None) != normal:
+            n = np.asarray(normal, dtype=float)
+            self._basis_cache, self._basis_key = _tangent_basis(n / np.linalg.norm(n)), normal
+        return self._basis_cache
 
     def jacobian(self, robot: RobotModel) -> np.ndarray:
         return robot.frame_jacobian(self.frame, local=False)[:3]
@@ -214,8 +221,8 @@ class PointContact(Contact):
         h = np.concatenate([np.zeros(n_facets), normal_h])
         return local_rows @ self._basis.T, h
 
-    def normal_force(self, force: np.ndarray) -> float:
-        return float(self._basis[:, 2] @ force)
+    def normal_row(self) -> np.ndarray:
+        return self._basis[:, 2].copy()
 
     def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
         return np.asarray(force, dtype=float).copy()

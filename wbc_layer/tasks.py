@@ -242,10 +242,7 @@ class ContactForceTask(Task):
 
     def residual(self, robot, layout):
         contact = self.contact
-        rows = np.eye(contact.dim)
-        if self.normal_only:
-            # Normal component as a linear functional of the contact's force vector.
-            rows = np.array([[contact.normal_force(e) for e in np.eye(contact.dim)]])
+        rows = contact.normal_row()[None, :] if self.normal_only else np.eye(contact.dim)
         A = np.zeros((rows.shape[0], layout.nx))
         A[:, layout.force(contact.name)] = rows
         return A, self.target.copy()

@@ -395,11 +395,16 @@ class HumanoidWBCBaseEnv(gym.Env):
             return np.clip(tau, -self.torque_max, self.torque_max), "off", 0.0
         q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
         try:
-            result = self.controller.compute(q, v)
+            result = self._compute_wbc(q, v)
             return result.tau, "solved", float(result.solve_time_us)
         except QPSolveError:
             self.robot.update(q, v)
             return self.controller.gravity_compensation_torques(), "fallback", 0.0
+
+    def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
+        """One WBC tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may raise
+        ``QPSolveError``). Hook: an env whose controller models more (a seesaw) passes it here."""
+        return self.controller.compute(q, v)
 
     # -- state, observation, reward -------------------------------------------------------
     def _bad_state_warning_count(self) -> int:

@@ -21,6 +21,8 @@ these (``--scenario`` picks a variant, see :data:`SCENARIOS`).
 - :class:`WallLeanScenario` (``HumanoidWBCWall-v0``, ``lean``): the paper's wall experiment.
 - :class:`ContactSwitchScenario` (``HumanoidWBC-v0``, ``ramp`` / ``abrupt``): lifting the right
   foot and putting it back, with the foot's force ramped through zero or switched abruptly.
+- ``HumanoidWBCSeesaw-v0`` (``push`` / ``sine``): seed 002's seesaw experiments, in
+  :mod:`humanoid_env.envs.seesaw_scenarios`.
 """
 
 from __future__ import annotations
@@ -303,7 +305,16 @@ class ContactSwitchScenario(Scenario):
 SCENARIOS: dict[str, dict[str, Any]] = {
     "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
     "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
+    # seed 002 (humanoid_env/envs/seesaw_scenarios.py, imported when made: it imports this module)
+    "HumanoidWBCSeesaw-v0": {"push": lambda: _seesaw_scenarios().SeesawPushScenario(),
+                             "sine": lambda: _seesaw_scenarios().SeesawSineScenario()},
 }
+
+
+def _seesaw_scenarios():
+    from humanoid_env.envs import seesaw_scenarios
+
+    return seesaw_scenarios
 
 
 def make_scenario(env_id: str, name: str | None = None) -> Scenario:

@@ -1,0 +1,1 @@
+"""Speed and scaling measurements (not tests): run them as ``python -m benchmarks.<name>``."""

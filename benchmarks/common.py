@@ -1,0 +1,107 @@
+"""Helpers shared by the benchmarks: env ids, QP recording from env rollouts, statistics, JSON.
+
+Every benchmark prints a table and writes JSON holding its settings, the machine (processor,
+CPU count, load average at the start and the end: the numbers mean little on a loaded machine)
+and its results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import humanoid_env  # noqa: F401  (registers the env ids)
+from wbc_layer import QPProblem
+
+#: The project's env ids (DESIGN.md); a benchmark runs those registered in this checkout.
+ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
+RESULTS = Path(__file__).resolve().parent / "results"
+#: Pushes during recordings: the envs' magnitudes, but every 0.5-1 s instead of every 2-4 s, so
+#: that a 2-s recording (1,000 physics steps) holds a few of them.
+RECORDING_PUSH_INTERVAL_S = (0.5, 1.0)
+
+
+def registered_env_ids() -> list[str]:
+    """The ids of :data:`ENV_IDS` that ``import humanoid_env`` registered."""
+    return [env_id for env_id in ENV_IDS if env_id in gym.registry]
+
+
+def machine() -> dict[str, Any]:
+    """Processor, CPU count and 1/5/15-min load averages (other processes skew timings)."""
+    return {
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def stats(samples_us) -> dict[str, float]:
+    """Median, p99 and max of timings [us]."""
+    samples = np.asarray(samples_us, dtype=float)
+    return {
+        "median_us": float(np.median(samples)),
+        "p99_us": float(np.percentile(samples, 99)),
+        "max_us": float(samples.max()),
+    }
+
+
+def write_json(
+    path: Path, settings: dict[str, Any], results: dict[str, Any], machine_start: dict[str, Any]
+) -> None:
+    """Write ``{"settings", "machine": {..., "load_average_end"}, "results"}`` to ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    info = {**machine_start, "load_average_end": machine()["load_average"]}
+    path.write_text(json.dumps({"settings": settings, "machine": info, "results": results}, indent=2))
+    print(f"wrote {path}  (load average {machine_start['load_average']} -> {info['load_average_end']})")
+
+
+def record_problems(
+    env_id: str, n: int, seed: int = 0, actions: str = "zero", **env_kwargs: Any
+) -> tuple[list[QPProblem], list[QPProblem], dict[str, Any]]:
+    """Roll out ``env_id`` in wbc mode (pushes every 0.5-1 s) and copy ``n`` consecutive QPs.
+
+    Returns ``(hot, full, info)``: ``hot[k]`` is the k-th physics step's problem without the
+    torque-limit rows (what the controller solves first, and usually only), ``full[k]`` the
+    same with them; ``info`` counts resets and the physics steps whose QP failed (``fallbacks``, not recorded).
+    ``actions``: ``"zero"`` (the WBC alone) or ``"random"`` (uniform in the action space).
+    """
+    kwargs = {"push_interval_s": RECORDING_PUSH_INTERVAL_S, **env_kwargs, "action_mode": "wbc"}
+    env = gym.make(env_id, **kwargs)
+    base = env.unwrapped
+    hot: list[QPProblem] = []
+    full: list[QPProblem] = []
+    compute = base._compute_wbc  # NOTE: the envs' per-physics-step hook (the seesaw overrides it)
+
+    def recording_compute(q, v):
+        result = compute(q, v)
+        if len(hot) < n:
+            problem = base.controller.last_problem
+            full.append(problem.copy())
+            hot.append(base.controller.builder.without_torque_limits(problem).copy())
+        return result
+
+    base._compute_wbc = recording_compute
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    resets, fallbacks, start = 0, 0, time.perf_counter()
+    while len(hot) < n:
+        action = (
+            np.zeros(env.action_space.shape)
+            if actions == "zero"
+            else rng.uniform(-1, 1, env.action_space.shape)
+        )
+        _, _, terminated, truncated, info = env.step(action)
+        fallbacks += int(info["wbc_fallbacks"])
+        if terminated or truncated:
+            env.reset()
+            resets += 1
+    env.close()
+    return hot, full, {"resets": resets, "fallbacks": fallbacks, "seconds": time.perf_counter() - start}

@@ -1,0 +1,344 @@
+"""``HumanoidWBCSeesaw-v0``: balance on a seesaw whose curved underside rolls on the ground (seed 002)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
+from humanoid_env.envs.base import FEET
+from humanoid_env.envs.kwargs import check_choice, check_scalar
+from humanoid_env.envs.pushes import PushSchedule
+from humanoid_env.robot_config import (
+    SEESAW_BODY,
+    SEESAW_ROLLING_EQUALITY,
+    SEESAW_SCENE_XML,
+    SEESAW_SLIDE_JOINT,
+    SEESAW_TILT_JOINT,
+    default_controller_config,
+    foot_contacts,
+)
+from wbc_layer import ControllerConfig, WholeBodyController
+
+try:  # the coupled model (wbc_layer.environment_body); absent in older wbc_layer versions
+    from wbc_layer.environment_body import SeesawBody
+except ImportError:  # pragma: no cover - depends on the installed controller
+    SeesawBody = None
+
+SEESAW_MODELS = ("coupled", "rigid")
+
+SEESAW_DEFAULTS: dict[str, Any] = {
+    **BALANCE_DEFAULTS,
+    # the controller's model of the board
+    "seesaw_model": "coupled",
+    "seesaw_damping_nms": 0.0,
+    # coupled model: the board-tilt law (capture point) and the QP weights it needs
+    "board_balance_gain": 1.5,
+    "board_task_weight": 1000.0,
+    "board_task_kp": 900.0,
+    "board_task_kd": 60.0,
+    "coupled_com_weight": 1.0,
+    # the task: a lateral CoM target, lateral pushes
+    "com_target_range_m": (0.0, 0.02, 0.0),
+    "push_magnitude_n": (20.0, 60.0),
+    "push_lateral": True,
+    # termination
+    "max_board_tilt_rad": 0.35,
+    # reward
+    "reward_board_level": 1.0,
+    "board_level_sigma_rad": 0.05,
+}
+
+
+class LateralPushSchedule(PushSchedule):
+    """Pushes along +y or -y (the sign drawn with equal odds); otherwise as :class:`PushSchedule`."""
+
+    def update(self, rng: np.random.Generator, time: float) -> np.ndarray:
+        if time >= self.next_start:
+            magnitude = rng.uniform(*self.magnitude_n)
+            sign = 1.0 if rng.uniform() < 0.5 else -1.0
+            self.force = np.array([0.0, sign * magnitude, 0.0])
+            self.starts.append(self.next_start)
+            self.end = self.next_start + self.duration_s
+            self.next_start = self.end + rng.uniform(*self.interval_s)
+        return self.force.copy() if time < self.end else np.zeros(3)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeesawParameters:
+    """The seesaw as compiled by MuJoCo (the controller's model is built from these).
+
+    Board frame: origin at the centre of curvature of the underside, axes aligned with the world
+    at tilt 0. ``mass`` [kg]; ``com`` (3,) board frame [m]; ``inertia`` (3, 3) about the CoM,
+    board axes [kg m^2]; ``radius`` [m]; ``origin`` (3,) world position of the centre of
+    curvature at tilt 0 [m]; ``tilt_limit`` [rad] (the hinge's range).
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+    radius: float
+    origin: np.ndarray
+    tilt_limit: float
+
+    @classmethod
+    def from_model(cls, model: mujoco.MjModel) -> SeesawParameters:
+        body = model.body(SEESAW_BODY).id
+        if model.body_parentid[body] != 0 or not np.allclose(model.body_quat[body], [1, 0, 0, 0]):
+            raise ValueError(f"body {SEESAW_BODY!r} must be a child of the world with identity orientation")
+        tilt = model.joint(SEESAW_TILT_JOINT)
+        slide = model.joint(SEESAW_SLIDE_JOINT)
+        if not (np.allclose(tilt.axis, [1, 0, 0]) and np.allclose(tilt.pos, 0) and np.allclose(slide.axis, [0, 1, 0])):
+            raise ValueError("the seesaw's hinge must be about x through the body origin and its slide along y")
+        eq = model.equality(SEESAW_ROLLING_EQUALITY)
+        poly = np.asarray(eq.data[:5])
+        if not (poly[0] == 0 and poly[1] < 0 and np.all(poly[2:] == 0)):
+            raise ValueError(f"equality {SEESAW_ROLLING_EQUALITY!r} must be seesaw_y = -R seesaw_tilt, got {poly}")
+        rotation = np.zeros(9)
+        mujoco.mju_quat2Mat(rotation, model.body_iquat[body])
+        rotation = rotation.reshape(3, 3)
+        inertia = rotation @ np.diag(model.body_inertia[body]) @ rotation.T
+        return cls(
+            mass=float(model.body_mass[body]),
+            com=model.body_ipos[body].copy(),
+            inertia=inertia,
+            radius=float(-poly[1]),
+            origin=model.body_pos[body].copy(),
+            tilt_limit=float(np.min(np.abs(tilt.range))),
+        )
+
+
+class HumanoidSeesawEnv(HumanoidBalanceEnv):
+    """Balance on a seesaw (seed 002): keep the board near level and the robot upright while
+    tracking a lateral CoM target under lateral pushes at the torso.
+
+    Scene ``assets/scene_seesaw.xml``: a board 0.4 m (x) x 0.6 m (y) on a semi-cylindrical
+    underside of radius R = 0.25 m rolling without slipping on the ground about the world x axis
+    (a hinge, a slide along y and the equality ``y = -R theta``), 4.0 kg with its CoM 9.6 cm below
+    the centre of curvature (the empty board is statically stable), board top 0.27 m above the
+    ground, tilt limit +-0.985 rad (the board's edge meets the ground). The robot (37.4 kg)
+    starts standing on it, feet symmetric about the centre, the board level. Only the robot's
+    feet and body touch the board. With the board light, the ground's support is the rolling
+    contact line at ``y = -R theta``: at rest the robot's CoM sits above it, so a lateral CoM
+    offset ``dy`` tilts the board by about ``-dy / R``.
+
+    Everything not listed here is as in :class:`humanoid_env.envs.balance.HumanoidBalanceEnv`
+    (action modes and decoding, physics loop, moving CoM target, fallback, reproducibility, bad
+    input).
+
+    ## The controller's model of the board (``seesaw_model``)
+
+    - ``"coupled"`` (default): the WBC models the board as a rigid body with one degree of freedom
+      (``wbc_layer.SeesawBody``; its mass, CoM, inertia, radius and origin are read from the
+      compiled MuJoCo model, :class:`SeesawParameters`; tilt damping ``seesaw_damping_nms`` = 0);
+      the feet stand on it (``ContactConfig.on_body="seesaw"``): the QP knows that pushing on the
+      board tilts it, and predicts its angular acceleration (``info["board_acceleration_pred"]``).
+    - ``"rigid"``: the feet are on fixed ground, exactly as in the balance env (the board's motion
+      is ignored): the comparison of the paper.
+
+    ## Observation
+
+    The balance env's blocks (n = 75 in wbc mode, 94 otherwise) plus ``board`` (2): the board's
+    tilt ``theta`` [rad] (about +x, positive lifts the +y side) and tilt rate [rad/s]: n = 77 / 96.
+
+    ## Task
+
+    The CoM target moves as in the balance env, by default laterally only:
+    ``com_target_range_m`` = (0, 0.02, 0) m. Pushes: U(``push_magnitude_n``) = U(20, 60) N on the
+    torso for ``push_duration_s`` = 0.1 s every U(``push_interval_s``) = U(2, 4) s; with
+    ``push_lateral`` = True and ``push_direction_deg`` = None they are lateral (+y or -y with
+    equal odds); a fixed ``push_direction_deg`` is used as given.
+
+    ## Reward (the balance env's terms plus)
+
+    | term | formula (default weight) |
+    |------|---------------------------|
+    | board_level | ``w exp(-(theta / sigma)^2)`` (``reward_board_level`` = 1.0, ``board_level_sigma_rad`` = 0.05 rad) |
+
+    ## Episode end
+
+    As in the balance env; also a fall when ``|theta|`` exceeds ``max_board_tilt_rad`` = 0.35 rad.
+
+    ## info (beyond the balance env's)
+
+    ``board_angle_rad``, ``board_rate_radps``, ``board_acceleration_pred`` (the coupled WBC's
+    predicted angular acceleration at the last physics step [rad/s^2]; 0 for ``"rigid"`` or
+    outside wbc mode: no prediction), ``board_rolling_error_m`` (MuJoCo's equality residual
+    ``y + R theta`` [m]), ``seesaw_model``.
+
+    ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.envs.seesaw_scenarios`)
+
+    ``push`` (the paper's robustness test) and ``sine`` (the paper's CoM tracking test).
+    """
+
+    scene_xml = SEESAW_SCENE_XML
+    DEFAULTS = SEESAW_DEFAULTS
+    env_name = "HumanoidWBCSeesaw-v0"
+    task_observation_structure = {"board": 2}
+    sensed_contacts = {name: name for name in FEET}
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        cfg = self.config
+        self.seesaw = SeesawParameters.from_model(self.model)
+        self.seesaw_model: str = cfg["seesaw_model"]
+        if self.seesaw_model == "coupled" and SeesawBody is None:
+            raise ValueError("seesaw_model='coupled' needs wbc_layer.environment_body.SeesawBody (not installed)")
+        self._tilt_qpos = int(self.model.joint(SEESAW_TILT_JOINT).qposadr[0])
+        self._tilt_dof = int(self.model.joint(SEESAW_TILT_JOINT).dofadr[0])
+        self._slide_qpos = int(self.model.joint(SEESAW_SLIDE_JOINT).qposadr[0])
+        self.seesaw_body_id = int(self.model.body(SEESAW_BODY).id)
+        if cfg["push_lateral"] and cfg["push_direction_deg"] is None:
+            self.pushes = LateralPushSchedule(
+                magnitude_n=cfg["push_magnitude_n"],
+                duration_s=cfg["push_duration_s"],
+                interval_s=cfg["push_interval_s"],
+                direction_deg=None,
+            )
+        self.board_acceleration_pred = 0.0
+        self.board_target = 0.0
+        self._reference_velocity = 0.0
+        self._reference_acceleration = 0.0
+
+    # -- configuration --------------------------------------------------------------------
+    @classmethod
+    def _validate_config(cls, cfg: dict[str, Any]) -> None:
+        super()._validate_config(cfg)
+        check_choice("seesaw_model", cfg["seesaw_model"], SEESAW_MODELS)
+        check_scalar("seesaw_damping_nms", cfg["seesaw_damping_nms"], 0.0)
+        for name in ("board_balance_gain", "board_task_weight", "board_task_kp", "board_task_kd", "coupled_com_weight"):
+            check_scalar(name, cfg[name], 0.0)
+        if not isinstance(cfg["push_lateral"], bool | np.bool_):
+            raise ValueError(f"push_lateral must be True or False, got {cfg['push_lateral']!r}")
+        check_scalar("max_board_tilt_rad", cfg["max_board_tilt_rad"], 0.0, np.pi / 2, strict_low=True)
+        check_scalar("reward_board_level", cfg["reward_board_level"], 0.0)
+        check_scalar("board_level_sigma_rad", cfg["board_level_sigma_rad"], 0.0, strict_low=True)
+
+    # -- the board ------------------------------------------------------------------------
+    def board_angle(self) -> float:
+        """Tilt ``theta`` of the board about +x [rad]."""
+        return float(self.data.qpos[self._tilt_qpos])
+
+    def board_rate(self) -> float:
+        """Tilt rate [rad/s]."""
+        return float(self.data.qvel[self._tilt_dof])
+
+    def board_rolling_error(self) -> float:
+        """Residual of the rolling equality ``y + R theta`` [m] (0 when rolling exactly)."""
+        return float(self.data.qpos[self._slide_qpos] + self.seesaw.radius * self.board_angle())
+
+    def make_seesaw_body(self):
+        """The controller's model of the board (``wbc_layer.SeesawBody``), from the MuJoCo model."""
+        p = self.seesaw
+        return SeesawBody(
+            name=SEESAW_BODY, mass=p.mass, com=p.com, inertia=p.inertia, radius=p.radius, origin=p.origin,
+            damping=float(self.config["seesaw_damping_nms"]),
+        )  # fmt: skip
+
+    def controller_config(self) -> ControllerConfig:
+        """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``)."""
+        config = default_controller_config(qp_solver=self.config["qp_solver"])
+        if self.seesaw_model == "coupled":
+            cfg = self.config
+            contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in foot_contacts())
+            config = config.with_overrides(
+                contacts=contacts, com_weight=cfg["coupled_com_weight"], body_rest_weight=cfg["board_task_weight"],
+                body_rest_kp=cfg["board_task_kp"], body_rest_kd=cfg["board_task_kd"],
+            )  # fmt: skip
+        return config
+
+    # -- WBC ------------------------------------------------------------------------------
+    def _build_controller(self) -> None:
+        q_home, v_zero = self._home_pinocchio()
+        self.robot.update(q_home, v_zero)
+        bodies = [self.make_seesaw_body()] if self.seesaw_model == "coupled" else []
+        if bodies:
+            self.controller = WholeBodyController(self.robot, self.controller_config(), bodies=bodies)
+        else:
+            self.controller = WholeBodyController(self.robot, self.controller_config())
+        self.board_acceleration_pred = 0.0
+        self.board_target = 0.0
+        self._reference_velocity = 0.0
+        self._reference_acceleration = 0.0
+
+    def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
+        super()._update_references(dt, action)
+        if self.action_mode == "wbc" and self.seesaw_model == "coupled":
+            velocity = self.com_target_velocity[1] + self.com_offset_velocity[1]
+            if dt > 0:
+                self._reference_acceleration = (velocity - self._reference_velocity) / dt
+            self._reference_velocity = velocity
+            self.board_target = self.board_balance_target()
+            self.controller.task(f"rest_{SEESAW_BODY}").target = np.array([self.board_target])
+
+    def board_balance_target(self) -> float:
+        """The coupled controller's board-tilt target [rad] (a capture-point law on the contact line).
+
+        The ground supports robot and board at the contact line ``y_P = -R theta`` only (world
+        y of the centre of curvature at tilt 0 is 0); about it the CoM moves as
+        ``y_dd = omega^2 (y - y_P)``, ``omega = sqrt(g / h)``, ``h`` the nominal CoM height above
+        the ground. The law places the line at
+        ``y_P* = y_ref - y_ref_dd / omega^2 + k (xi - xi_ref)``, ``xi = y + y_d / omega`` the
+        capture point (``xi_ref`` the reference's), ``k = board_balance_gain`` = 1.5 (> 1: the
+        capture point converges), and asks for ``theta* = -y_P* / R`` (clipped to 0.9
+        ``max_board_tilt_rad``); ``y_ref`` is the WBC's CoM reference. ``k = 0``: board level.
+
+        Why: with the board light, a CoM task alone, solved one tick at a time, holds the CoM by
+        spinning the board (a reaction wheel), which rolls the line away from the CoM, and falls
+        (measured: after about 2 s of standing). Moving the line under the CoM is what balances.
+        """
+        k = float(self.config["board_balance_gain"])
+        if k == 0.0:
+            return 0.0
+        omega = np.sqrt(9.81 / self.com_nominal[2])
+        y_ref, y_ref_dot = self.wbc_com_reference[1], self._reference_velocity
+        xi = self.com()[1] + self.com_velocity()[1] / omega
+        xi_ref = y_ref + y_ref_dot / omega
+        line = y_ref - self._reference_acceleration / omega**2 + k * (xi - xi_ref)
+        limit = 0.9 * self.config["max_board_tilt_rad"]
+        return float(np.clip(-(line - self.seesaw.origin[1]) / self.seesaw.radius, -limit, limit))
+
+    def board_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(s, s_dot)`` of the board for the controller: ``([theta], [theta_dot])``."""
+        return np.array([self.board_angle()]), np.array([self.board_rate()])
+
+    def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
+        if self.seesaw_model != "coupled":
+            return self.controller.compute(q, v)
+        result = self.controller.compute(q, v, body_states={SEESAW_BODY: self.board_state()})
+        self.board_acceleration_pred = float(result.body_accelerations[SEESAW_BODY][0])
+        return result
+
+    # -- observation, reward, termination, info -------------------------------------------
+    def _task_observation(self) -> dict[str, np.ndarray]:
+        return {"board": np.array([self.board_angle(), self.board_rate()])}
+
+    def _fallen(self) -> bool:
+        return super()._fallen() or abs(self.board_angle()) > self.config["max_board_tilt_rad"]
+
+    def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
+        terms = super()._reward_terms(action, effort)
+        cfg = self.config
+        if self.nonfinite_state:
+            terms["board_level"] = 0.0
+        else:
+            terms["board_level"] = cfg["reward_board_level"] * float(
+                np.exp(-((self.board_angle() / cfg["board_level_sigma_rad"]) ** 2))
+            )
+        return terms
+
+    def _task_info(self) -> dict[str, Any]:
+        info = super()._task_info()
+        finite = not self.nonfinite_state
+        info.update({
+            "board_angle_rad": self.board_angle() if finite else float("nan"),
+            "board_rate_radps": self.board_rate() if finite else float("nan"),
+            "board_acceleration_pred": self.board_acceleration_pred,
+            "board_rolling_error_m": self.board_rolling_error() if finite else float("nan"),
+            "board_target_rad": float(self.board_target),
+            "seesaw_model": self.seesaw_model,
+        })  # fmt: skip
+        return info
