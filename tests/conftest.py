@@ -10,6 +10,12 @@ from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_control
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import RobotModel, WholeBodyController
 
+#: Same seed, same trajectory, to this much [m, rad, m/s, s] after a rollout. Not bit for bit:
+#: proxsuite's dense kernels (and, seen once, the DAQP path too) round differently depending on
+#: where their arrays land in memory, 1e-16..1e-12 per solve, which a pushed robot amplifies to
+#: about 1e-9 within 100 steps. Different seeds differ by more than 1e-4.
+REPRODUCIBILITY_TOL = 1e-6
+
 
 @pytest.fixture(scope="session")
 def mj_model() -> mujoco.MjModel:

@@ -9,10 +9,9 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env as gym_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import humanoid_env  # noqa: F401
+from tests.conftest import REPRODUCIBILITY_TOL
 from wbc_layer import QPSolveError
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
@@ -20,15 +19,6 @@ NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
 
 def make(**kwargs) -> gym.Env:
     return gym.make("HumanoidWBC-v0", **kwargs)
-
-
-@pytest.mark.parametrize("mode", ["wbc", "torque", "pd"])
-def test_env_checkers_pass(mode):
-    # timing_in_info=False: the QP's wall-clock time would make two identical steps' info differ.
-    env = make(action_mode=mode, timing_in_info=False)
-    gym_check_env(env.unwrapped, skip_render_check=True)
-    sb3_check_env(env.unwrapped, warn=False)
-    env.close()
 
 
 def test_both_registration_paths():
@@ -52,11 +42,6 @@ def test_observation_layout_adds_up(mode, size):
     env.close()
 
 
-#: Reproducibility with the warm-started proxsuite QP [m, rad, m/s]: its dense kernels round
-#: differently depending on where its workspace lands in memory (1e-12 in the QP solution).
-PROXSUITE_REPRODUCIBILITY = 1e-9
-
-
 def _rollout_state(seed: int, steps: int = 100, **kwargs) -> dict[str, np.ndarray]:
     env = make(**kwargs)  # default pushes and moving target: randomness is exercised
     env.reset(seed=seed)
@@ -69,18 +54,12 @@ def _rollout_state(seed: int, steps: int = 100, **kwargs) -> dict[str, np.ndarra
     return state
 
 
-def test_same_seed_same_trajectory_bit_for_bit_with_daqp():
-    a, b, c = (_rollout_state(seed, qp_solver="daqp") for seed in (7, 7, 8))
+@pytest.mark.parametrize("qp_solver", ["proxsuite", "daqp"])
+def test_same_seed_same_trajectory(qp_solver):
+    a, b, c = (_rollout_state(seed, qp_solver=qp_solver) for seed in (7, 7, 8))
     for key in a:
-        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-    assert np.max(np.abs(a["qpos"] - c["qpos"])) > 1e-6
-
-
-def test_same_seed_same_trajectory_with_proxsuite():
-    a, b, c = _rollout_state(7), _rollout_state(7), _rollout_state(8)
-    for key in a:
-        np.testing.assert_allclose(a[key], b[key], rtol=0, atol=PROXSUITE_REPRODUCIBILITY, err_msg=key)
-    assert np.max(np.abs(a["qpos"] - c["qpos"])) > 1e-6
+        np.testing.assert_allclose(a[key], b[key], rtol=0, atol=REPRODUCIBILITY_TOL, err_msg=key)
+    assert np.max(np.abs(a["qpos"] - c["qpos"])) > 1e-4
 
 
 def test_reset_noise_depends_on_seed():

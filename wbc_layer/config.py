@@ -59,7 +59,7 @@ class ControllerConfig:
             by 3e-9 N m; 1e-4 keeps them near the least-norm split.
         friction_facets: facets of each friction pyramid.
         eps_abs: QP residual tolerance (proxsuite).
-        qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (bit-reproducible).
+        qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (a bit-reproducible QP solve).
     """
 
     contacts: tuple[ContactConfig, ...] = ()

@@ -6,7 +6,7 @@
 
 with no infinities in ``h``. :class:`ProxsuiteSolver` keeps one proxsuite dense QP between
 calls and warm-starts it from the previous solution (the default hot path);
-:class:`DaqpSolver` is a bit-for-bit reproducible alternative; :func:`solve_with_qpsolvers`
+:class:`DaqpSolver` is an alternative whose solves are reproducible bit for bit; :func:`solve_with_qpsolvers`
 solves the same problem with any qpsolvers backend (tests, benchmarks).
 
 NOTE: proxsuite's dense solver is not bit-reproducible: the same problem sequence solved by
@@ -135,7 +135,7 @@ _DAQP_NO_LOWER = -1e30
 
 
 class DaqpSolver:
-    """DAQP (dual active set), solved from scratch each call: reproducible bit for bit.
+    """DAQP (dual active set), solved from scratch each call: same problem, same bits.
 
     Same interface as :class:`ProxsuiteSolver`; equalities are passed as immutable rows.
     """
