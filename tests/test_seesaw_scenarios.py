@@ -42,12 +42,11 @@ def test_push_short_form_coupled_survives():
 
 
 @needs_coupled
-def test_sine_short_form_coupled_tracks_near_5_mm():
-    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid. Measured 5.06 mm 3D
-    # (3.5 mm lateral); the full 20 s run 5.19 mm (3.7 mm lateral): at the 5 mm target, not below.
+def test_sine_short_form_coupled_tracks_within_5_mm():
+    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; issue target 5 mm.
     result, fell, _ = run(SeesawSineScenario(sine_s=4.0, settle_s=0.5), seesaw_model="coupled")
     assert not fell
-    assert result["com_rmse_m"] <= 0.006 and result["com_rmse_y_m"] <= 0.005
+    assert result["com_rmse_m"] <= 0.005  # [m]
 
 
 def test_push_scenario_timing_and_time_to_level():
