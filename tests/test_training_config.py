@@ -132,3 +132,11 @@ def test_key_values_parse_as_yaml():
     assert parsed == {"push_magnitude_n": [0, 0], "action_mode": "pd", "frame_skip": 5, "lr": 1e-4}
     with pytest.raises(ConfigError, match="--params expects key=value, got 'gamma'"):
         parse_key_values(["gamma"], "--params")
+
+
+def test_train_reads_the_repository_config_unless_told_otherwise():
+    from training.train import config_path
+
+    assert config_path("ppo", None).endswith("configs/ppo.yml")
+    assert config_path("sac", "my.yml") == "my.yml"
+    assert config_path("ppo", "none") is None

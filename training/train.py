@@ -7,7 +7,8 @@ Usage::
         [--params key=value ...] [--no-progress-bar] [--overwrite]
 
 Settings come from :mod:`training.config` (code defaults <- YAML ``default`` <- YAML env entry <-
-command line). ``--env-kwargs`` and ``--params`` values are read as YAML (``push_magnitude_n=[0,0]``,
+command line); without ``--config`` the repository's ``configs/<algo>.yml`` is used when it exists
+(``--config none``: code defaults alone). ``--env-kwargs`` and ``--params`` values are read as YAML (``push_magnitude_n=[0,0]``,
 ``learning_rate=1e-4``). The run folder (default ``runs/<env>/<algo>_s<seed>_<time>``) receives:
 
 - ``model.zip`` (final model; also written on Ctrl-C), ``vecnormalize.pkl`` (observation/reward
@@ -240,12 +241,28 @@ def train(
     return info
 
 
+#: Where ``configs/<algo>.yml`` lives in a checkout of the repository.
+DEFAULT_CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+
+
+def config_path(algo: str, given: str | None) -> str | None:
+    """The YAML file to read: ``given``; else ``configs/<algo>.yml`` if it exists; ``"none"``: None."""
+    if given == "none":
+        return None
+    if given is None and (DEFAULT_CONFIG_DIR / f"{algo}.yml").is_file():
+        return str(DEFAULT_CONFIG_DIR / f"{algo}.yml")
+    return given
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, help="environment id, e.g. HumanoidWBC-v0")
     parser.add_argument("--algo", required=True, choices=ALGOS)
     parser.add_argument(
-        "--config", default=None, help="YAML hyperparameter file keyed by env id (configs/<algo>.yml)"
+        "--config",
+        default=None,
+        help="YAML hyperparameter file keyed by env id (default: the repository's configs/<algo>.yml "
+        "if present; 'none' for the code defaults alone)",
     )
     parser.add_argument("--timesteps", type=int, default=None, help="total env steps (overrides the config)")
     parser.add_argument("--n-envs", type=int, default=None, help="parallel envs (overrides the config)")
@@ -268,6 +285,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    args.config = config_path(args.algo, args.config)
     try:
         env_id = check_env_id(args.env)
         overrides = parse_key_values(args.params, "--params")
