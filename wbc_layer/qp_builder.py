@@ -15,7 +15,7 @@ The torques follow from a solution as ``tau = M_a qdd + h_a - J_a^T f`` (actuate
 
 :class:`QPBuilder` fills preallocated arrays: the parts that depend only on which contacts are
 active (the force rows, ``f_i = 0`` rows) are written when that set changes, the rest every
-tick. :func:`build_qp` is the one-shot form.
+tick.
 """
 
 from __future__ import annotations
@@ -177,19 +177,3 @@ class QPBuilder:
         layout = self.layout
         return robot.M[6:] @ x[layout.qdd] + robot.h[6:] - self.contact_jacobian[:, 6:].T @ x[layout.forces]
 
-
-def build_qp(
-    robot: RobotModel,
-    contacts: Sequence[Contact],
-    tasks: Sequence[Task],
-    layout: QPLayout,
-    n_facets: int = 4,
-) -> QPProblem:
-    """One-shot form of :meth:`QPBuilder.build` (fresh arrays)."""
-    return QPBuilder(layout, n_facets).build(robot, contacts, tasks)
-
-
-def torques_from_solution(robot: RobotModel, contacts, layout: QPLayout, x: np.ndarray) -> np.ndarray:
-    """(na,) ``tau = M_a qdd + h_a - J_a^T f`` [N m]."""
-    Jc = contact_jacobians(robot, contacts, layout)
-    return robot.M[6:] @ x[layout.qdd] + robot.h[6:] - Jc[:, 6:].T @ x[layout.forces]
