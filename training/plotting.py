@@ -100,11 +100,7 @@ def plot_episode(trace: dict[str, list[Any]], path: str | Path, title: str = "")
     ax.set_xlabel("time [s]")
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_learning_curves(
@@ -129,6 +125,11 @@ def plot_learning_curves(
     ax.legend()
     if title:
         ax.set_title(title)
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: Path) -> Path:
+    """Lay out, write ``fig`` as a PNG at ``path`` (creating its folder), close it."""
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)

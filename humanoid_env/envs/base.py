@@ -397,8 +397,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         try:
             result = self._compute_wbc(q, v)
             return result.tau, "solved", float(result.solve_time_us)
-        except QPSolveError:
-            self.robot.update(q, v)
+        except QPSolveError:  # compute() updated the controller's model at (q, v) before failing
             return self.controller.gravity_compensation_torques(), "fallback", 0.0
 
     def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
