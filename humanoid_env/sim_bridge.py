@@ -44,6 +44,8 @@ class SimBridge:
         self.joint_qpos = np.array([model.jnt_qposadr[i] for i in ids])
         self.joint_dof = np.array([model.jnt_dofadr[i] for i in ids])
         self.dofs = np.concatenate([np.arange(self.root_dof, self.root_dof + 6), self.joint_dof])
+        r = self.root_qpos  # pinocchio's q gathered from qpos in one indexing: quaternion wxyz -> xyzw
+        self._q_from_qpos = np.concatenate([[r, r + 1, r + 2, r + 4, r + 5, r + 6, r + 3], self.joint_qpos])
         self.actuator_ids, self.gear = self._actuators(ids)
         self.ctrl_min = model.actuator_ctrlrange[self.actuator_ids, 0].copy()
         self.ctrl_max = model.actuator_ctrlrange[self.actuator_ids, 1].copy()
@@ -69,12 +71,9 @@ class SimBridge:
 
     def to_pinocchio(self, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """MuJoCo ``(qpos, qvel)`` -> pinocchio ``(q (nq,), v (nv,))``."""
-        r = self.root_qpos
-        w, x, y, z = qpos[r + 3 : r + 7]
-        q = np.concatenate([qpos[r : r + 3], [x, y, z, w], qpos[self.joint_qpos]])
-        R = self.base_rotation(qpos)
-        d = self.root_dof
-        v = np.concatenate([R.T @ qvel[d : d + 3], qvel[d + 3 : d + 6], qvel[self.joint_dof]])
+        q = qpos[self._q_from_qpos]
+        v = qvel[self.dofs]
+        v[:3] = self.base_rotation(qpos).T @ v[:3]
         return q, v
 
     def acceleration_to_mujoco(self, qpos: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -94,7 +93,7 @@ class SimBridge:
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (len(self.joint_names),):
             raise ValueError(f"expected {len(self.joint_names)} torques, got shape {tau.shape}")
-        if not np.all(np.isfinite(tau)):
+        if not np.isfinite(tau).all():
             bad = np.flatnonzero(~np.isfinite(tau)).tolist()
             raise ValueError(f"non-finite torques for joints {[self.joint_names[i] for i in bad]}")
         ctrl[self.actuator_ids] = np.clip(tau / self.gear, self.ctrl_min, self.ctrl_max)

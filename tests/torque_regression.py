@@ -40,8 +40,9 @@ def record_states() -> dict[str, np.ndarray]:
     return {"q": np.array(qs), "v": np.array(vs), "com_reference": np.array(refs)}
 
 
-def torques_for(states: dict[str, np.ndarray], **config) -> np.ndarray:
-    """(N, na) torques, each state solved by a fresh DAQP controller (no warm-start history)."""
+def torques_for(states: dict[str, np.ndarray], force_targets: dict[str, float] | None = None, **config) -> np.ndarray:
+    """(N, na) torques, each state solved by a fresh DAQP controller (no warm-start history);
+    ``force_targets``: contact name -> normal-force target [N] (weight 1e-2) set on each."""
     config = {"qp_solver": "daqp", **config}
     robot = RobotModel.from_mjcf(ROBOT_XML)
     out = []
@@ -49,6 +50,8 @@ def torques_for(states: dict[str, np.ndarray], **config) -> np.ndarray:
         robot.update(q, v)
         controller = WholeBodyController(robot, default_controller_config(**config))
         controller.com_task.set_reference(reference)
+        for name, target in (force_targets or {}).items():
+            controller.set_force_target(name, target, weight=1e-2)
         out.append(controller.compute(q, v).tau)
     return np.array(out)
 

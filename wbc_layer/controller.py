@@ -178,12 +178,12 @@ class WholeBodyController:
         # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
         solution = self.solver.solve(self.builder.without_torque_limits(problem))
         tau = self.builder.torques(self.robot, solution.x)
-        if np.any(tau > self.robot.torque_max) or np.any(tau < self.robot.torque_min):
+        if (tau > self.robot.torque_max).any() or (tau < self.robot.torque_min).any():
             solution = self.limited_solver.solve(problem)
             tau = self.builder.torques(self.robot, solution.x)
         t3 = clock()
         x = solution.x
-        if not np.all(np.isfinite(tau)):
+        if not np.isfinite(tau).all():
             raise QPSolveError("non_finite_torque", problem.copy(), solution)
         forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}
         body_accelerations = {name: x[self.layout.body(name)].copy() for name in self.bodies}

@@ -20,10 +20,11 @@ from wbc_layer.robot_model import RobotModel
 
 def _vector(value, size: int, what: str) -> np.ndarray:
     """Copy ``value`` into a finite float array of shape (size,), else raise ConfigError."""
-    array = np.array(value, dtype=float).reshape(-1) if np.ndim(value) else np.full(size, float(value))
+    array = np.array(value, dtype=float)
+    array = array.reshape(-1) if array.ndim else np.full(size, float(array))
     if array.shape != (size,):
         raise ConfigError(f"{what} must have {size} entries, got shape {np.shape(value)}")
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise ConfigError(f"{what} must be finite, got {array}")
     return array
 
@@ -239,6 +240,18 @@ class ContactForceTask(Task):
     def set_target(self, target) -> None:
         size = 1 if self.normal_only else self.contact.dim
         self.target = _vector(target, size, f"force target of {self.name!r}")
+
+    def diagonal_residual(self, robot, layout):
+        """A normal-force target on a contact whose normal is one of its force coordinates
+        (a foot's local ``f_z``) selects one entry of ``x``: the diagonal fast path."""
+        if not self.normal_only:
+            return None
+        row = self.contact.normal_row()
+        (nonzero,) = np.nonzero(row)
+        if len(nonzero) != 1 or row[nonzero[0]] != 1.0:
+            return None
+        index = layout.force(self.contact.name).start + int(nonzero[0])
+        return slice(index, index + 1), 1.0, self.target
 
     def residual(self, robot, layout):
         contact = self.contact

@@ -10,6 +10,7 @@ One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz polic
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
 FEET = ("left_foot", "right_foot")
-_BAD_STATE_WARNINGS = (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)
+_BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
 
 #: Keyword arguments shared by every environment, with their defaults (see the subclasses'
 #: docstrings for the full table).
@@ -359,7 +360,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             offset, share = self._decode_wbc_action(action)
             step = offset - self.com_offset
             max_step = self.config["com_rate_limit_mps"] * dt
-            norm = float(np.linalg.norm(step))
+            norm = math.sqrt(step @ step)
             if norm > max_step:
                 step *= max_step / norm
             self.com_offset = self.com_offset + step
@@ -407,11 +408,12 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     # -- state, observation, reward -------------------------------------------------------
     def _bad_state_warning_count(self) -> int:
-        return int(sum(self.data.warning[w].number for w in _BAD_STATE_WARNINGS))
+        return int(self.data.warning.number[_BAD_STATE_WARNINGS].sum())
 
     def _state_is_finite(self) -> bool:
         d = self.data
-        return bool(np.all(np.isfinite(d.qpos)) and np.all(np.isfinite(d.qvel)) and np.all(np.isfinite(d.act)))
+        # A sum is NaN or inf as soon as one entry is (or the state is absurdly large): one pass each.
+        return math.isfinite(d.qpos.sum()) and math.isfinite(d.qvel.sum()) and math.isfinite(d.act.sum())
 
     def base_rotation(self) -> np.ndarray:
         """(3, 3) world rotation of the base (pelvis)."""
