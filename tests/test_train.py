@@ -140,6 +140,8 @@ def test_ablation_plans_same_budget_per_mode_and_aggregates(tmp_path, capsys):
     runs = [{"mode": "wbc", "summary": {"return": r}} for r in (1.0, 3.0)] + [
         {"mode": "pd", "summary": {"return": 5.0}}
     ]
+    # One smoothed point (the 3 episodes' mean 2.0, at 40 steps): 2.0 is reached there, 2.5 never.
+    assert ablation.steps_to_reach(steps, returns, 2.0) == 40 and ablation.steps_to_reach(steps, returns, 2.5) is None
     summary = ablation.aggregate(runs)
     assert (
         summary["wbc"]["return"] == 2.0

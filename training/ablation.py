@@ -81,6 +81,33 @@ def learning_curve(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     return steps, returns
 
 
+def steps_to_reach(steps: np.ndarray, returns: np.ndarray, target: float) -> float | None:
+    """First env step at which the smoothed training return reaches ``target`` (None: never)."""
+    reached = np.flatnonzero(returns >= target)
+    return float(steps[reached[0]]) if reached.size else None
+
+
+def markdown_table(results: dict[str, Any]) -> str:
+    """Per mode: mean +- std over seeds of the evaluation metrics, steps to the nominal return, wall time."""
+    metrics = [k for k in results["summary"][results["modes"][0]] if k != "seeds" and not k.endswith("_std")]
+    metrics = [k for k in ("return", "fell", "length") if k in metrics] + [
+        k for k in metrics if k not in ("return", "fell", "length", "wbc_fallbacks", "wbc_solve_us_median")
+    ]
+    head = ["mode", *metrics, "steps to nominal return", "wall time / run [min]"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    nominal = results["nominal"]["summary"]
+    lines.append("| nominal WBC (zero action) | " + " | ".join(f"{nominal[k]:.4g}" for k in metrics) + " | - | - |")
+    for mode in results["modes"]:
+        summary = results["summary"][mode]
+        runs = [run for run in results["runs"] if run["mode"] == mode]
+        reached = [run["steps_to_nominal_return"] for run in runs]
+        reached_text = ", ".join("never" if r is None else f"{r / 1000:.0f}k" for r in reached)
+        minutes = np.mean([run["train"].get("wall_s", np.nan) for run in runs]) / 60.0
+        cells = [f"{summary[k]:.4g} ± {summary[k + '_std']:.2g}" for k in metrics]
+        lines.append(f"| {mode} | " + " | ".join(cells) + f" | {reached_text} | {minutes:.1f} |")
+    return "\n".join(lines)
+
+
 def aggregate(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Per mode: ``<metric>`` (mean over seeds of the per-run means) and ``<metric>_std``."""
     out: dict[str, dict[str, float]] = {}
@@ -92,6 +119,13 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             out[mode][key] = float(np.mean(values))
             out[mode][f"{key}_std"] = float(np.std(values))
     return out
+
+
+def _typed(kwargs: dict[str, str]) -> dict[str, Any]:
+    """``--env-kwargs`` strings -> YAML-typed values (as ``training.train`` reads them)."""
+    import yaml
+
+    return {key: yaml.safe_load(value) for key, value in kwargs.items()}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -152,16 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     from training.evaluate import evaluate
     from training.plotting import plot_learning_curves
 
+    print(f"ablation: evaluating the nominal controller ({args.eval_episodes} episodes)", flush=True)
+    nominal_kwargs = dict(item.split("=", 1) for item in args.env_kwargs)
+    nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=_typed(nominal_kwargs))
     runs = []
     curves: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     for mode, seed, run_dir in plan:
         print(f"ablation: evaluating {mode} seed {seed} ({args.eval_episodes} episodes)", flush=True)
         result = evaluate(args.env, str(run_dir), args.eval_episodes, EVAL_SEED)
         info = json.loads((run_dir / "train_info.json").read_text())
-        runs.append(
-            {"mode": mode, "seed": seed, "run_dir": str(run_dir), "train": info, "summary": result["summary"]}
-        )
-        curves.setdefault(mode, []).append(learning_curve(run_dir))
+        curve = learning_curve(run_dir)
+        runs.append({
+            "mode": mode, "seed": seed, "run_dir": str(run_dir), "train": info, "summary": result["summary"],
+            "steps_to_nominal_return": steps_to_reach(*curve, nominal["summary"]["return"]),
+        })
+        curves.setdefault(mode, []).append(curve)
     results = {
         "env": args.env,
         "algo": args.algo,
@@ -170,13 +209,16 @@ def main(argv: list[str] | None = None) -> int:
         "modes": args.modes,
         "eval_episodes": args.eval_episodes,
         "eval_seed": EVAL_SEED,
+        "nominal": {"summary": nominal["summary"], "episodes": nominal["episodes"]},
         "runs": runs,
         "summary": aggregate(runs),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     title = f"{args.env} {args.algo}: {args.timesteps} steps, seeds {args.seeds}"
-    plot = plot_learning_curves(curves, args.out / "learning_curves.png", title)
+    reference = ("nominal WBC (evaluation return)", nominal["summary"]["return"])
+    plot = plot_learning_curves(curves, args.out / "learning_curves.png", title, reference)
+    (args.out / "table.md").write_text(markdown_table(results) + "\n")
     print(f"\n{'mode':<8}" + "".join(f"{k:>16}" for k in ("return", "length", "fell")))
     for mode, summary in results["summary"].items():
         cells = "".join(

@@ -104,10 +104,13 @@ def plot_episode(trace: dict[str, list[Any]], path: str | Path, title: str = "")
 
 
 def plot_learning_curves(
-    curves: dict[str, list[tuple[np.ndarray, np.ndarray]]], path: str | Path, title: str = ""
+    curves: dict[str, list[tuple[np.ndarray, np.ndarray]]],
+    path: str | Path,
+    title: str = "",
+    reference: tuple[str, float] | None = None,
 ) -> Path:
     """``{label: [(steps, returns) per seed]}`` -> PNG: each seed thin, the mean over seeds (on a common
-    step grid) thick."""
+    step grid) thick; ``reference`` ``(label, return)``: a dashed horizontal line (the nominal controller)."""
     plt = _pyplot()
     path = Path(path)
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -120,6 +123,8 @@ def plot_learning_curves(
             grid = np.linspace(0.0, min(x[-1] for x, _ in runs), 100)
             mean = np.mean([np.interp(grid, x, y) for x, y in runs], axis=0)
             ax.plot(grid, mean, colour, linewidth=2.0, label=f"{label} ({len(runs)} seeds)")
+    if reference is not None:
+        ax.axhline(reference[1], color="k", linestyle="--", linewidth=1.0, label=reference[0])
     ax.set_xlabel("env steps")
     ax.set_ylabel("episode return")
     ax.legend()
