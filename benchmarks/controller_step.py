@@ -1,12 +1,16 @@
-"""Per-physics-step cost of the whole-body controller on the standing task, with pushes.
+"""Per-physics-step cost of the whole-body controller, with pushes, for each environment's contact set.
 
 Measures, side by side in one run over N physics steps at 500 Hz (default 5,000 = 10 s):
 model update (pinocchio terms), QP build, QP solve (proxsuite, warm-started; both solves when a
 torque limit is hit), torque recovery, the whole WBC step (MuJoCo state -> torques, including
-the bridge), and one ``mj_step`` (the torques applied while ``sim.step`` also writes ``ctrl``).
-Prints a table of median / p99 / max [us] and writes JSON.
+the bridge), and one ``mj_step`` (the torques applied while ``sim.step`` also writes ``ctrl``),
+on the standing robot (``WBCSimulation``, two feet). Then the same parts inside each registered
+environment in ``wbc`` mode (zero actions, pushes every 0.5-1 s), with that env's contact set:
+two feet (``HumanoidWBC-v0``), two feet + the right hand on the wall (``HumanoidWBCWall-v0``),
+feet on the seesaw with the board in the QP (``HumanoidWBCSeesaw-v0``); there ``compute`` is the
+controller's whole ``compute()`` call. Prints tables of median / p99 / max [us] and writes JSON.
 
-    python benchmarks/controller_step.py [--steps 5000] [--solvers proxsuite daqp] [--json PATH]
+    python benchmarks/controller_step.py [--steps 5000] [--solvers proxsuite daqp] [--envs ...] [--json PATH]
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from humanoid_env.robot_config import default_controller_config
 from humanoid_env.wbc_sim import WBCSimulation
 
+ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
 
@@ -54,6 +59,54 @@ def run(steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
     return {key: value * 1e6 for key, value in timings.items()}
 
 
+def run_env(env_id: str, steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
+    """The controller's parts, its whole ``compute()`` and ``mj_step`` [us] over ``steps`` physics
+    steps of ``env_id`` in wbc mode (zero actions, pushes every 0.5-1 s, reset on termination)."""
+    import gymnasium as gym
+    import mujoco
+
+    import humanoid_env  # noqa: F401  (registers the environments)
+
+    env = gym.make(env_id, action_mode="wbc", qp_solver=qp_solver, push_interval_s=(0.5, 1.0))
+    base = env.unwrapped
+    parts = ("update", "build", "solve", "torques")
+    rows: list[list[float]] = []
+    clock = time.perf_counter
+    compute, mj_step = base._compute_wbc, mujoco.mj_step  # NOTE: the env's per-physics-step hooks
+
+    def timed_compute(q, v):
+        start = clock()
+        result = compute(q, v)
+        rows.append([base.controller.last_timings[p] for p in parts] + [1e6 * (clock() - start)])
+        return result
+
+    def timed_mj_step(model, data):
+        start = clock()
+        mj_step(model, data)
+        if rows and len(rows[-1]) == len(parts) + 1:
+            rows[-1].append(1e6 * (clock() - start))
+
+    base._compute_wbc, mujoco.mj_step = timed_compute, timed_mj_step
+    try:
+        env.reset(seed=0)
+        action = np.zeros(env.action_space.shape)
+        while len(rows) < steps:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+    finally:
+        mujoco.mj_step = mj_step
+        env.close()
+    table = np.array([row for row in rows[:steps] if len(row) == len(parts) + 2])
+    return {key: table[:, j] for j, key in enumerate((*parts, "compute", "mj_step"))}
+
+
+def print_table(title: str, rows: dict[str, dict[str, float]], steps: int) -> None:
+    print(f"\n{title}: {'part':<10} {'median [us]':>12} {'p99 [us]':>10} {'max [us]':>10}   ({steps} steps)")
+    for key, row in rows.items():
+        print(f"{'':<{len(title) + 2}}{key:<10} {row['median_us']:>12.1f} {row['p99_us']:>10.1f} {row['max_us']:>10.1f}")
+
+
 def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     return {
         key: {"median_us": float(np.median(v)), "p99_us": float(np.percentile(v, 99)), "max_us": float(v.max())}
@@ -65,14 +118,20 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--solvers", nargs="+", default=["proxsuite", "daqp"], help="hot-path QP solvers to compare")
+    parser.add_argument(
+        "--envs", nargs="*", default=list(ENV_IDS), help="environments whose contact sets are measured (none: skip)"
+    )
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/controller_step.json"))
     args = parser.parse_args(argv)
     results = {}
     for solver in args.solvers:
         rows = results[solver] = summarise(run(args.steps, solver))
-        print(f"\nqp_solver={solver}: {'part':<10} {'median [us]':>12} {'p99 [us]':>10} {'max [us]':>10}   ({args.steps} steps)")
-        for key, row in rows.items():
-            print(f"{'':<19}{key:<10} {row['median_us']:>12.1f} {row['p99_us']:>10.1f} {row['max_us']:>10.1f}")
+        print_table(f"standing, qp_solver={solver}", rows, args.steps)
+    envs: dict[str, dict[str, dict]] = {}
+    for env_id in args.envs:
+        for solver in args.solvers:  # solvers alternate per env: a change of load hits them alike
+            rows = envs.setdefault(env_id, {})[solver] = summarise(run_env(env_id, args.steps, solver))
+            print_table(f"{env_id}, qp_solver={solver}", rows, args.steps)
     if len(results) > 1:
         base = args.solvers[0]
         for solver in args.solvers[1:]:
@@ -81,7 +140,8 @@ def main(argv: list[str] | None = None) -> dict:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     machine = {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                "load_average": [round(x, 2) for x in os.getloadavg()]}
-    args.json.write_text(json.dumps({"steps": args.steps, "machine": machine, "results": results}, indent=2))
+    record = {"steps": args.steps, "machine": machine, "results": results, "envs": envs}
+    args.json.write_text(json.dumps(record, indent=2))
     print(f"wrote {args.json}")
     return results
 
