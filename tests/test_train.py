@@ -40,7 +40,7 @@ def run_module(module: str, *args: str, timeout: float = 120) -> subprocess.Comp
     )
 
 
-def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path):
+def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path, monkeypatch):
     run_dir = tmp_path / "run"
     proc = run_module(
         "training.train", "--env", ENV, "--algo", "ppo", "--config", "configs/ppo.yml", "--timesteps", "256",
@@ -76,6 +76,18 @@ def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path):
     episode = data["episodes"][0]
     assert episode["length"] == 40 and episode["fell"] is False and episode["pushes_total"] == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 10_000
+
+    # Shipping keeps the policy (same deterministic episode) and drops the optimizer state.
+    from training import shipped
+
+    monkeypatch.setattr(shipped, "POLICY_ROOT", tmp_path / "policies")
+    folder = shipped.ship(run_dir, model="final")
+    assert folder == tmp_path / "policies" / ENV and shipped.shipped_envs() == [ENV]
+    assert (folder / "model.zip").stat().st_size < 0.5 * (run_dir / "model.zip").stat().st_size
+    comparison = shipped.compare(ENV, episodes=1, seed=0)
+    assert comparison["trained"]["episodes"][0]["return"] == pytest.approx(episode["return"], abs=1e-9)
+    assert comparison["nominal"]["episodes"][0]["length"] == 40  # nominal ran with the policy's env kwargs
+    assert "| **fall rate** |" in shipped.markdown_table(comparison)
 
 
 def test_bad_env_kwarg_fails_before_training(tmp_path):

@@ -68,7 +68,7 @@ def ship(run_dir: Path, model: str = "best") -> Path:
         raise FileNotFoundError(f"{source / zip_name} not found (train longer than one evaluation period?)")
     target = POLICY_ROOT / config["env"]
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source / zip_name, target / "model.zip")
+    save_without_optimizer_state(source / zip_name, target / "model.zip", config["algo"])
     shutil.copyfile(source / "vecnormalize.pkl", target / "vecnormalize.pkl")
     for name in _FILES[2:]:
         if (run_dir / name).is_file():
@@ -78,6 +78,20 @@ def ship(run_dir: Path, model: str = "best") -> Path:
     info["shipped_model"] = model
     info_path.write_text(json.dumps(info, indent=2))
     return target
+
+
+def save_without_optimizer_state(source: Path, target: Path, algo: str) -> None:
+    """Re-save an SB3 model with empty optimizer state (Adam's moments are two thirds of a PPO zip
+    and play no part in acting; training on from the shipped zip starts them afresh)."""
+    from stable_baselines3 import PPO, SAC
+
+    model = {"ppo": PPO, "sac": SAC}[algo].load(source, device="cpu")
+    owners = [model.policy, getattr(model, "actor", None), getattr(model, "critic", None)]
+    optimizers = [owner.optimizer for owner in owners if owner is not None and hasattr(owner, "optimizer")]
+    optimizers += [model.ent_coef_optimizer] if getattr(model, "ent_coef_optimizer", None) is not None else []
+    for optimizer in optimizers:
+        optimizer.state.clear()
+    model.save(target)
 
 
 def compare(env_id: str, episodes: int, seed: int, max_steps: int | None = None) -> dict[str, Any]:
