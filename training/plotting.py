@@ -108,9 +108,11 @@ def plot_learning_curves(
     path: str | Path,
     title: str = "",
     reference: tuple[str, float] | None = None,
+    evaluations: dict[str, list[tuple[np.ndarray, np.ndarray]]] | None = None,
 ) -> Path:
     """``{label: [(steps, returns) per seed]}`` -> PNG: each seed thin, the mean over seeds (on a common
-    step grid) thick; ``reference`` ``(label, return)``: a dashed horizontal line (the nominal controller)."""
+    step grid) thick; ``reference`` ``(label, return)``: a dashed horizontal line (the nominal controller);
+    ``evaluations`` (same keys): periodic deterministic evaluations, their mean over seeds as markers."""
     plt = _pyplot()
     path = Path(path)
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -120,14 +122,20 @@ def plot_learning_curves(
         for x, y in runs:
             ax.plot(x, y, colour, alpha=0.3, linewidth=0.8)
         if runs:
-            grid = np.linspace(0.0, min(x[-1] for x, _ in runs), 100)
+            grid = np.linspace(max(x[0] for x, _ in runs), min(x[-1] for x, _ in runs), 100)
             mean = np.mean([np.interp(grid, x, y) for x, y in runs], axis=0)
             ax.plot(grid, mean, colour, linewidth=2.0, label=f"{label} ({len(runs)} seeds)")
+        points = [(np.asarray(x, float), np.asarray(y, float)) for x, y in (evaluations or {}).get(label, [])]
+        points = [(x, y) for x, y in points if len(x) > 0]
+        if points:
+            n = min(len(x) for x, _ in points)
+            mean = np.mean([y[:n] for _, y in points], axis=0)
+            ax.plot(points[0][0][:n], mean, colour, linestyle=":", marker="o", label=f"{label}, evaluations")
     if reference is not None:
         ax.axhline(reference[1], color="k", linestyle="--", linewidth=1.0, label=reference[0])
     ax.set_xlabel("env steps")
     ax.set_ylabel("episode return")
-    ax.legend()
+    ax.legend(fontsize=8)
     if title:
         ax.set_title(title)
     return _save(plt, fig, path)
