@@ -123,10 +123,27 @@ def test_losing_the_wall_ends_the_episode_without_a_fall():
     env.close()
 
 
+def test_hand_force_authority_bounds_what_the_policy_changes():
+    """a[3] = -1 moves the hand force target to command - hand_force_action_n (clipped at 0):
+    60 N of authority takes it to 0 N, 5 N to command - 5 N, none leaves it on the command."""
+    reached = {}
+    for authority in (60.0, 5.0, 0.0):
+        env = make(**NO_PUSH, hand_force_action_n=authority)
+        env.reset(seed=0)
+        for _ in range(10):  # 0.2 s: the target moves at most 100 N/s, here by <= 20 N
+            _, _, _, _, info = env.step(np.array([0.0, 0.0, 0.0, -1.0, 0.0]))
+        reached[authority] = info["hand_force_command_n"] - info["hand_force_target_n"]
+        env.close()
+    assert reached[60.0] == pytest.approx(min(20.0, info["hand_force_command_n"]), abs=1e-9)  # rate-limited
+    assert reached[5.0] == pytest.approx(5.0, abs=1e-9)
+    assert reached[0.0] == pytest.approx(0.0, abs=1e-9)
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
         ({"hand_force_maximum": 3}, "unknown keyword"),
+        ({"hand_force_action_n": 70.0}, "hand_force_action_n"),
         ({"hand_force_command_range_n": (10.0, 80.0)}, "hand_force_command_range_n"),
         ({"settle_force_n": 0.0}, "settle_force_n"),
         ({"com_lean_range_m": (0.0, 0.2)}, "com_lean_range_m"),

@@ -29,6 +29,7 @@ WALL_DEFAULTS: dict[str, Any] = {
     **BASE_DEFAULTS,
     # the hand force
     "hand_force_max_n": 60.0,
+    "hand_force_action_n": 60.0,
     "hand_force_command_range_n": (10.0, 40.0),
     "hand_force_change_time_s": (8.0, 12.0),
     "hand_force_command_rate_nps": 20.0,
@@ -127,7 +128,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     | mode | k | meaning |
     |------|---|---------|
-    | ``"wbc"`` (default) | 5 | ``a[0:3]``: CoM offset as in HumanoidWBC-v0. ``a[3]``: hand normal-force target: with ``reference_feedforward=True`` (default) ``clip(command + a[3] * hand_force_max_n, 0, hand_force_max_n)`` (0 follows the task's command), else ``(a[3] + 1) / 2 * hand_force_max_n``; ``hand_force_max_n`` = 60 N; moves at most ``hand_force_rate_limit_nps`` = 100 N/s. ``a[4]``: left foot's share of the feet's normal force as ``a[3]`` of HumanoidWBC-v0 |
+    | ``"wbc"`` (default) | 5 | ``a[0:3]``: CoM offset as in HumanoidWBC-v0. ``a[3]``: hand normal-force target: with ``reference_feedforward=True`` (default) ``clip(command + a[3] * hand_force_action_n, 0, hand_force_max_n)`` (0 follows the task's command; ``hand_force_action_n`` = 60 N is the policy's authority, 0 leaves the hand force to the WBC's regulation alone), else ``(a[3] + 1) / 2 * hand_force_max_n``; ``hand_force_max_n`` = 60 N; moves at most ``hand_force_rate_limit_nps`` = 100 N/s. ``a[4]``: left foot's share of the feet's normal force as ``a[3]`` of HumanoidWBC-v0 |
     | ``"torque"`` / ``"pd"`` | 23 | as in HumanoidWBC-v0 (``q_home`` = the settled pose) |
 
     ## Observation (n = 80 in wbc mode, 98 otherwise)
@@ -201,6 +202,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         super()._validate_config(cfg)
         fmax = check_scalar("hand_force_max_n", cfg["hand_force_max_n"], 0.0, 500.0, strict_low=True)
         check_range("hand_force_command_range_n", cfg["hand_force_command_range_n"], 0.0, fmax)
+        check_scalar("hand_force_action_n", cfg["hand_force_action_n"], 0.0, fmax)
         lo, _ = check_range("hand_force_change_time_s", cfg["hand_force_change_time_s"], 0.0)
         if lo <= 0:
             raise ValueError(f"hand_force_change_time_s must have lo > 0, got {cfg['hand_force_change_time_s']!r}")
@@ -358,7 +360,8 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
         fmax = self.config["hand_force_max_n"]
         if self.config["reference_feedforward"]:
-            return float(np.clip(self.hand_force_command + action[3] * fmax, 0.0, fmax))
+            authority = self.config["hand_force_action_n"]
+            return float(np.clip(self.hand_force_command + action[3] * authority, 0.0, fmax))
         return float((action[3] + 1.0) * 0.5 * fmax)
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
