@@ -117,7 +117,10 @@ def markdown_table(results: dict[str, Any]) -> str:
         reached = [run["steps_to_nominal_return"] for run in runs]
         reached_text = ", ".join("never" if r is None else f"{r / 1000:.0f}k" for r in reached)
         minutes = np.mean([run["train"].get("wall_s", np.nan) for run in runs]) / 60.0
-        cells = [f"{summary[k]:.4g} ± {summary[k + '_std']:.2g}" for k in metrics]
+        # nan: no run had a value (e.g. every episode ended before a metric's settling time)
+        cells = [
+            "-" if np.isnan(summary[k]) else f"{summary[k]:.4g} ± {summary[k + '_std']:.2g}" for k in metrics
+        ]
         lines.append(f"| {mode} | " + " | ".join(cells) + f" | {reached_text} | {minutes:.1f} |")
     return "\n".join(lines)
 
