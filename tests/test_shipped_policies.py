@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from training.shipped import MAIN_METRIC, compare
+from training.shipped import MAIN_METRIC, compare, shipped_envs
 
 #: Episodes per policy and their first seed (episodes i reset with SEED + i; never a training seed).
 EPISODES = 3
@@ -20,7 +20,16 @@ SEED = 7000
 MAX_STEPS = 500
 
 
-@pytest.mark.parametrize("env_id", sorted(MAIN_METRIC))
+#: The envs with a shipped policy. HumanoidWBCWall-v0 and HumanoidWBCSeesaw-v0 have none yet: their
+#: 50k-step PPO policies did not reach the nominal controller (see the README's Training section).
+SHIPPED = ["HumanoidWBC-v0"]
+
+
+def test_every_shipped_policy_is_checked_here():
+    assert shipped_envs() == SHIPPED and set(SHIPPED) <= set(MAIN_METRIC)
+
+
+@pytest.mark.parametrize("env_id", SHIPPED)
 def test_shipped_policy_meets_or_beats_the_nominal_controller(env_id):
     comparison = compare(env_id, EPISODES, SEED, max_steps=MAX_STEPS)
     nominal, trained = comparison["nominal"]["summary"], comparison["trained"]["summary"]
