@@ -26,6 +26,7 @@ import argparse
 import functools
 import json
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -285,6 +286,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # A job started in the background (`cmd &` in a script) inherits SIGINT ignored; Ctrl-C or
+    # `kill -INT` must still stop training and save the model.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     args.config = config_path(args.algo, args.config)
     try:
         env_id = check_env_id(args.env)
