@@ -26,7 +26,7 @@ from training.evaluate import evaluate
 
 POLICY_ROOT = Path(__file__).resolve().parent.parent / "policies"
 
-#: env id -> (main metric, lower is better), as the issue names them; ``fell`` is the fall rate.
+#: env id -> the task's main metric (lower is better), as the issue names them; ``fell``: the fall rate.
 MAIN_METRIC: dict[str, str] = {
     "HumanoidWBC-v0": "fell",
     "HumanoidWBCWall-v0": "hand_force_rmse_n",
@@ -40,7 +40,8 @@ TABLE_METRICS: dict[str, tuple[str, ...]] = {
     "HumanoidWBCSeesaw-v0": ("board_angle_rms_rad", "fell", "pushes_survived", "com_rmse_m", "return"),
 }
 
-_FILES = ("model.zip", "vecnormalize.pkl", "config.yaml", "train_info.json", "command.txt")
+#: What a shipped folder keeps of its run besides the model and its statistics.
+_RUN_RECORDS = ("config.yaml", "train_info.json", "command.txt")
 
 
 def policy_dir(env_id: str) -> Path:
@@ -70,7 +71,7 @@ def ship(run_dir: Path, model: str = "best") -> Path:
     target.mkdir(parents=True, exist_ok=True)
     save_without_optimizer_state(source / zip_name, target / "model.zip", config["algo"])
     shutil.copyfile(source / "vecnormalize.pkl", target / "vecnormalize.pkl")
-    for name in _FILES[2:]:
+    for name in _RUN_RECORDS:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, target / name)
     info_path = target / "train_info.json"
