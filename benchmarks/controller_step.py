@@ -10,24 +10,30 @@ two feet (``HumanoidWBC-v0``), two feet + the right hand on the wall (``Humanoid
 feet on the seesaw with the board in the QP (``HumanoidWBCSeesaw-v0``); there ``compute`` is the
 controller's whole ``compute()`` call. Prints tables of median / p99 / max [us] and writes JSON.
 
-    python benchmarks/controller_step.py [--steps 5000] [--solvers proxsuite daqp] [--envs ...] [--json PATH]
+    python -m benchmarks.controller_step [--steps 5000] [--solvers proxsuite daqp] [--envs ...] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import time
 from pathlib import Path
 
+import gymnasium as gym
+import mujoco
 import numpy as np
 
+from benchmarks.common import (
+    RECORDING_PUSH_INTERVAL_S,
+    RESULTS,
+    machine,
+    registered_env_ids,
+    stats,
+    write_json,
+)
 from humanoid_env.robot_config import default_controller_config
 from humanoid_env.wbc_sim import WBCSimulation
 
-ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
 
@@ -62,12 +68,7 @@ def run(steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
 def run_env(env_id: str, steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
     """The controller's parts, its whole ``compute()`` and ``mj_step`` [us] over ``steps`` physics
     steps of ``env_id`` in wbc mode (zero actions, pushes every 0.5-1 s, reset on termination)."""
-    import gymnasium as gym
-    import mujoco
-
-    import humanoid_env  # noqa: F401  (registers the environments)
-
-    env = gym.make(env_id, action_mode="wbc", qp_solver=qp_solver, push_interval_s=(0.5, 1.0))
+    env = gym.make(env_id, action_mode="wbc", qp_solver=qp_solver, push_interval_s=RECORDING_PUSH_INTERVAL_S)
     base = env.unwrapped
     parts = ("update", "build", "solve", "torques")
     rows: list[list[float]] = []
@@ -108,10 +109,7 @@ def print_table(title: str, rows: dict[str, dict[str, float]], steps: int) -> No
 
 
 def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    return {
-        key: {"median_us": float(np.median(v)), "p99_us": float(np.percentile(v, 99)), "max_us": float(v.max())}
-        for key, v in timings.items()
-    }
+    return {key: stats(samples) for key, samples in timings.items()}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -119,16 +117,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--solvers", nargs="+", default=["proxsuite", "daqp"], help="hot-path QP solvers to compare")
     parser.add_argument(
-        "--envs", nargs="*", default=list(ENV_IDS), help="environments whose contact sets are measured (none: skip)"
+        "--envs", nargs="*", default=None, help="environments whose contact sets are measured (default: every "
+        "registered one; none: skip)"
     )
-    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/controller_step.json"))
+    parser.add_argument("--json", type=Path, default=RESULTS / "controller_step.json")
     args = parser.parse_args(argv)
+    start = machine()
+    env_ids = registered_env_ids() if args.envs is None else args.envs
     results = {}
     for solver in args.solvers:
         rows = results[solver] = summarise(run(args.steps, solver))
         print_table(f"standing, qp_solver={solver}", rows, args.steps)
     envs: dict[str, dict[str, dict]] = {}
-    for env_id in args.envs:
+    for env_id in env_ids:
         for solver in args.solvers:  # solvers alternate per env: a change of load hits them alike
             rows = envs.setdefault(env_id, {})[solver] = summarise(run_env(env_id, args.steps, solver))
             print_table(f"{env_id}, qp_solver={solver}", rows, args.steps)
@@ -137,12 +138,8 @@ def main(argv: list[str] | None = None) -> dict:
         for solver in args.solvers[1:]:
             ratio = results[solver]["wbc_step"]["median_us"] / results[base]["wbc_step"]["median_us"]
             print(f"\nwbc_step median, {solver} / {base}: {ratio:.2f}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    machine = {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-               "load_average": [round(x, 2) for x in os.getloadavg()]}
-    record = {"steps": args.steps, "machine": machine, "results": results, "envs": envs}
-    args.json.write_text(json.dumps(record, indent=2))
-    print(f"wrote {args.json}")
+    settings = {"steps": args.steps, "solvers": args.solvers, "envs": env_ids}
+    write_json(args.json, settings, {"standing": results, "envs": envs}, start)
     return results
 
 

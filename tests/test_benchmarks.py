@@ -51,9 +51,9 @@ def test_controller_step_writes_its_table(tmp_path):
     out = tmp_path / "step.json"
     results = controller_step.main(["--steps", "10", "--solvers", "proxsuite", "--envs", ENV, "--json", str(out)])
     data = load(out)
-    assert data["results"]["proxsuite"]["wbc_step"]["median_us"] > 0
+    assert data["results"]["standing"]["proxsuite"]["wbc_step"]["median_us"] > 0
     assert results["proxsuite"]["solve"]["median_us"] > 0
-    in_env = data["envs"][ENV]["proxsuite"]
+    in_env = data["results"]["envs"][ENV]["proxsuite"]
     # The parts are inside compute(), so none can take longer than the whole call (medians).
     assert 0 < in_env["solve"]["median_us"] <= in_env["compute"]["median_us"]
     assert in_env["mj_step"]["median_us"] > 0
