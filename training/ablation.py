@@ -138,13 +138,6 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _typed(kwargs: dict[str, str]) -> dict[str, Any]:
-    """``--env-kwargs`` strings -> YAML-typed values (as ``training.train`` reads them)."""
-    import yaml
-
-    return {key: yaml.safe_load(value) for key, value in kwargs.items()}
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m training.ablation", description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="HumanoidWBC-v0")
@@ -207,11 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         return 0
 
+    from training.config import parse_key_values
     from training.evaluate import evaluate
 
     print(f"ablation: evaluating the nominal controller ({args.eval_episodes} episodes)", flush=True)
-    nominal_kwargs = dict(item.split("=", 1) for item in args.env_kwargs)
-    nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=_typed(nominal_kwargs))
+    nominal_kwargs = parse_key_values(args.env_kwargs, "--env-kwargs")
+    nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=nominal_kwargs)
     runs = []
     for mode, seed, run_dir in plan:
         print(f"ablation: evaluating {mode} seed {seed} ({args.eval_episodes} episodes)", flush=True)
