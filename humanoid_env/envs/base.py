@@ -55,6 +55,7 @@ BASE_DEFAULTS: dict[str, Any] = {
     "com_offset_high_m": (0.04, 0.04, 0.01),
     "force_share_range": (0.1, 0.9),
     "com_rate_limit_mps": 0.25,
+    "com_offset_filter_s": 0.0,
     "force_share_rate_limit": 2.0,
     "force_weight": 1e-2,
     "reference_feedforward": True,
@@ -200,6 +201,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         if not share[0] <= 0.5 <= share[1]:
             raise ValueError(f"force_share_range must contain 0.5 (the zero action), got {share}")
         check_scalar("com_rate_limit_mps", cfg["com_rate_limit_mps"], 0.0, strict_low=True)
+        check_scalar("com_offset_filter_s", cfg["com_offset_filter_s"], 0.0, 10.0)
         check_scalar("force_share_rate_limit", cfg["force_share_rate_limit"], 0.0, strict_low=True)
         check_scalar("force_weight", cfg["force_weight"], 0.0)
         for name in ("pd_action_scale_rad", "pd_kp_per_nm", "pd_kd_s", "min_base_height_m"):
@@ -359,6 +361,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         if action is not None:
             offset, share = self._decode_wbc_action(action)
             step = offset - self.com_offset
+            filter_s = self.config["com_offset_filter_s"]
+            if filter_s > 0.0 and dt > 0.0:
+                step *= min(1.0, dt / filter_s)  # first-order low-pass: a continuous velocity
             max_step = self.config["com_rate_limit_mps"] * dt
             norm = math.sqrt(step @ step)
             if norm > max_step:

@@ -44,6 +44,8 @@ SEESAW_DEFAULTS: dict[str, Any] = {
     "board_task_kp": 900.0,
     "board_task_kd": 60.0,
     "coupled_com_weight": 1000.0,
+    # the policy's CoM offset reaches the WBC through a 0.1 s low-pass (a continuous velocity)
+    "com_offset_filter_s": 0.1,
     # the task: a lateral CoM target, lateral pushes
     "com_target_range_m": (0.0, 0.02, 0.0),
     "push_magnitude_n": (20.0, 60.0),
@@ -127,6 +129,9 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     feet and body touch the board. With the board light, the ground's support is the rolling
     contact line at ``y = -R theta``: at rest the robot's CoM sits above it, so a lateral CoM
     offset ``dy`` tilts the board by about ``-dy / R``.
+
+    The policy's CoM offset is low-passed (``com_offset_filter_s`` = 0.1 s; 0 in the other envs)
+    and enters the board-tilt law as a position only (:meth:`board_balance_target`).
 
     Everything not listed here is as in :class:`humanoid_env.envs.balance.HumanoidBalanceEnv`
     (action modes and decoding, physics loop, moving CoM target, fallback, reproducibility, bad
@@ -281,7 +286,8 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
         super()._update_references(dt, action)
         if self.action_mode == "wbc" and self.seesaw_model == "coupled":
-            velocity = self.com_target_velocity[1] + self.com_offset_velocity[1]
+            # The task's (smooth) target only: the policy's offset enters the law as a position.
+            velocity = self.com_target_velocity[1]
             if dt > 0:
                 self._reference_acceleration = (velocity - self._reference_velocity) / dt
             self._reference_velocity = velocity
@@ -298,7 +304,15 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         ``y_P* = y_ref - y_ref_dd / omega^2 + k (xi - xi_ref)``, ``xi = y + y_d / omega`` the
         capture point (``xi_ref`` the reference's), ``k = board_balance_gain`` = 1.5 (> 1: the
         capture point converges), and asks for ``theta* = -y_P* / R`` (clipped to 0.9
-        ``max_board_tilt_rad``); ``y_ref`` is the WBC's CoM reference. ``k = 0``: board level.
+        ``max_board_tilt_rad``); ``y_ref`` is the WBC's CoM reference (task target plus the
+        policy's offset), ``y_ref_d`` and ``y_ref_dd`` the task target's only. ``k = 0``: board level.
+
+        Why the offset enters as a position only: it moves in steps at every env step (rate
+        limited, low-passed by ``com_offset_filter_s``), so its derivatives jump; fed forward they
+        moved the line by metres in one tick. Measured (``y`` action ~ N(0, 0.1), 4 episodes,
+        seeds 1000-1003, default pushes): 4 falls (the earliest after 2.8 s) with the offset's
+        derivatives fed forward and no filter, 2 without them and with the 0.1 s filter; the
+        nominal controller (zero action) falls in 1.
 
         Why: with the board light, a CoM task alone, solved one tick at a time, holds the CoM by
         spinning the board (a reaction wheel), which rolls the line away from the CoM, and falls
