@@ -107,6 +107,19 @@ def test_force_share_action_shifts_load():
     assert left > right  # the load moved towards the left foot
 
 
+@pytest.mark.parametrize("filter_s", [0.0, 0.1])
+def test_com_offset_follows_the_action_rate_limited_or_low_passed(filter_s):
+    """A 1 cm lateral offset step (a[1] = 0.25 of the 4 cm bound) after one env step of 10
+    physics ticks of 2 ms: rate-limited alone (0.25 m/s, 0.5 mm per tick) it is half-way; through
+    a 0.1 s first-order low-pass (2 % of the rest per tick, below the rate limit) the offset is
+    1 - 0.98^10 = 18.3 % of it. Exact to 1e-12 m (the arithmetic of the update)."""
+    env = make(**NO_PUSH, com_target_range_m=(0, 0, 0), com_offset_filter_s=filter_s)
+    env.reset(seed=0)
+    env.step(np.array([0.0, 0.25, 0.0, 0.0]))
+    expected = 0.005 if filter_s == 0.0 else 0.01 * (1.0 - 0.98**10)
+    np.testing.assert_allclose(env.unwrapped.com_offset, [0.0, expected, 0.0], atol=1e-12)
+
+
 def test_default_pushes_happen_and_are_reported():
     env = make(push_interval_s=(0.1, 0.2), push_direction_deg=90.0, push_magnitude_n=(50.0, 50.0))
     env.reset(seed=0)
@@ -158,6 +171,7 @@ def test_unknown_keyword_lists_valid_ones():
         ({"force_share_range": (-0.1, 0.9)}, r"force_share_range must satisfy 0.0 <= lo <= hi <= 1.0"),
         ({"push_magnitude_n": (100.0, 50.0)}, "push_magnitude_n must satisfy"),
         ({"action_mode": "velocity"}, "action_mode must be one of"),
+        ({"com_offset_filter_s": -0.1}, "com_offset_filter_s must be finite"),
     ],
 )
 def test_invalid_values_rejected(kwargs, message):

@@ -184,6 +184,21 @@ def test_coupled_controller_models_the_board_from_the_mjcf():
     rigid.close()
 
 
+@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
+def test_policy_offset_enters_the_board_law_as_a_position_only():
+    """With a fixed task target, a lateral offset action moves the WBC's CoM reference (through
+    the 0.1 s low-pass) but feeds no velocity or acceleration forward into the board-tilt law:
+    those jump at every env step (see board_balance_target)."""
+    env = make(**NO_PUSH, com_target_range_m=(0, 0, 0))
+    env.reset(seed=0)
+    u = env.unwrapped
+    assert u.config["com_offset_filter_s"] == 0.1
+    env.step(np.array([0.0, 0.5, 0.0, 0.0]))
+    assert u.com_offset[1] > 1e-3 and u.com_offset_velocity[1] > 0.0  # the reference moves
+    assert u._reference_velocity == 0.0 and u._reference_acceleration == 0.0
+    env.close()
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
