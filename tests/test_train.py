@@ -164,3 +164,49 @@ def test_ablation_plans_same_budget_per_mode_and_aggregates(tmp_path, capsys):
 
     png = plot_learning_curves({"wbc": [(steps, returns)] * 2}, tmp_path / "curves.png")
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tune_gives_every_mode_the_same_grid_and_writes_its_pick(tmp_path):
+    """Two modes x two values of log_std_init, 64 steps each: every run trained with its value
+    and mode, the pick is the value with the higher evaluation return, and the written config
+    resolves to it (the rest of the file kept)."""
+    from training.config import resolve_config
+
+    config = tmp_path / "tiny.yml"
+    config.write_text(yaml.safe_dump({
+        "default": {"n_envs": 1, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "eval_freq": 0,
+                    "checkpoint_freq": 0, "policy_kwargs": {"net_arch": [16]}},
+        ENV: {"env_kwargs": {"push_magnitude_n": [0, 0], "max_episode_steps": 40}},
+    }))  # fmt: skip
+    out = tmp_path / "tune"
+    proc = run_module(
+        "training.tune", "--env", ENV, "--modes", "torque", "pd", "--param", "policy_kwargs.log_std_init",
+        "--values", "-1", "-3", "--timesteps", "64", "--config", str(config), "--eval-episodes", "1",
+        "--out", str(out), timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads((out / "results.json").read_text())
+    for mode in ("torque", "pd"):
+        for label in ("-1", "-3"):
+            trained = yaml.safe_load((out / mode / label / "config.yaml").read_text())["config"]
+            assert trained["policy_kwargs"]["log_std_init"] == int(label)
+            assert trained["env_kwargs"]["action_mode"] == mode and trained["timesteps"] == 64
+        returns = {label: results["runs"][mode][label]["return"] for label in ("-1", "-3")}
+        assert results["picks"][mode] == max(returns, key=returns.get)
+        tuned = resolve_config("ppo", ENV, out / f"ppo_{mode}.yml")
+        assert tuned["policy_kwargs"] == {"net_arch": [16], "log_std_init": int(results["picks"][mode])}
+        assert tuned["env_kwargs"]["action_mode"] == mode and tuned["env_kwargs"]["max_episode_steps"] == 40
+    table = (out / "table.md").read_text()
+    assert table.count("**") == 4  # one pick per mode, in bold
+
+
+def test_tune_refuses_a_bad_grid():
+    from training import tune
+
+    for argv, message in [
+        (["--param", "net_arch.pi", "--values", "1", "--timesteps", "10"], "only policy_kwargs and env_kwargs"),
+        (["--param", "gamma", "--values", "0.9", "0.9", "--timesteps", "10"], "each value once"),
+        (["--param", "env_kwargs.action_mode", "--values", "pd", "--timesteps", "10"], "what the modes vary"),
+    ]:
+        with pytest.raises(SystemExit):
+            tune.parse_args(argv)
