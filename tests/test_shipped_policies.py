@@ -13,25 +13,30 @@ import pytest
 
 from training.shipped import MAIN_METRIC, compare, shipped_envs
 
-#: Episodes per policy and their first seed (episodes i reset with SEED + i; never a training seed).
-EPISODES = 3
-SEED = 7000
-#: 500 env steps = 10 s: with pushes every 2-4 s, each episode holds 2-4 pushes.
-MAX_STEPS = 500
+#: env id -> (episodes, first seed, max env steps per episode) of its CI comparison; episode i
+#: resets with seed + i (never a training seed). Balance: 500 steps = 10 s hold 2-4 pushes.
+#: Wall: full 20 s episodes, 6 of them. The policy's gain on the force RMSE comes from falling
+#: less (the nominal controller fell in 2 of these 6 and in 2 of the README's 20 episodes); in
+#: episodes where neither falls the nominal force regulation is tighter (README: median 0.30 vs
+#: 0.49 N), so short episodes in which nothing falls would test a claim the policy does not make.
+PROTOCOL: dict[str, tuple[int, int, int | None]] = {
+    "HumanoidWBC-v0": (3, 7000, 500),
+    "HumanoidWBCWall-v0": (6, 7000, None),
+}
 
-
-#: The envs with a shipped policy. HumanoidWBCWall-v0 and HumanoidWBCSeesaw-v0 have none yet: their
-#: 50k-step PPO policies did not reach the nominal controller (see the README's Training section).
-SHIPPED = ["HumanoidWBC-v0"]
+#: The envs with a shipped policy. HumanoidWBCSeesaw-v0 has none: its PPO policies did not reach
+#: the nominal controller (see the README's Training section).
+SHIPPED = ["HumanoidWBC-v0", "HumanoidWBCWall-v0"]
 
 
 def test_every_shipped_policy_is_checked_here():
-    assert shipped_envs() == SHIPPED and set(SHIPPED) <= set(MAIN_METRIC)
+    assert shipped_envs() == SHIPPED and set(SHIPPED) <= set(MAIN_METRIC) and set(SHIPPED) <= set(PROTOCOL)
 
 
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_shipped_policy_meets_or_beats_the_nominal_controller(env_id):
-    comparison = compare(env_id, EPISODES, SEED, max_steps=MAX_STEPS)
+    episodes, seed, max_steps = PROTOCOL[env_id]
+    comparison = compare(env_id, episodes, seed, max_steps=max_steps)
     nominal, trained = comparison["nominal"]["summary"], comparison["trained"]["summary"]
     metric = MAIN_METRIC[env_id]
     print(f"{env_id}: {metric} nominal {nominal[metric]:.4g}, trained {trained[metric]:.4g}")
