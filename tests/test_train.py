@@ -200,7 +200,7 @@ def test_tune_gives_every_mode_the_same_grid_and_writes_its_pick(tmp_path):
     assert table.count("**") == 4  # one pick per mode, in bold
 
 
-def test_tune_refuses_a_bad_grid():
+def test_tune_refuses_a_bad_grid(capsys):
     from training import tune
 
     for argv, message in [
@@ -210,3 +210,4 @@ def test_tune_refuses_a_bad_grid():
     ]:
         with pytest.raises(SystemExit):
             tune.parse_args(argv)
+        assert message in capsys.readouterr().err

@@ -54,7 +54,7 @@ def override(param: str, value: Any) -> dict[str, Any]:
 
 
 def train_command(args: argparse.Namespace, mode: str, value: Any, run_dir: Path) -> list[str]:
-    top, sub = split_param(args.param)
+    top, _ = split_param(args.param)
     rendered = yaml.safe_dump(override(args.param, value)[top], default_flow_style=True).strip()
     return [
         sys.executable, "-m", "training.train", "--env", args.env, "--algo", args.algo, "--config", str(args.config),
