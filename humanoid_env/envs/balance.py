@@ -40,10 +40,11 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     controller that follows the target) or the nominal standing CoM (``False``: the policy must
     move the reference itself). The offset moves towards the decoded one at most
     ``com_rate_limit_mps`` = 0.25 m/s (with ``com_offset_filter_s`` = T > 0, 0 by default, first
-    through a first-order low-pass of time constant T [s]: a continuous velocity), the share at most ``force_share_rate_limit`` = 2 /s, both
-    updated every physics step: a jumping action cannot jerk the robot. The contact-force tasks
-    have weight ``force_weight`` = 1e-2. If the QP fails, the step uses the documented fallback,
-    gravity-compensation torques, and ``info["wbc_status"] == "fallback"``.
+    through a first-order low-pass of time constant T [s]: a continuous velocity), the share at
+    most ``force_share_rate_limit`` = 2 /s, both updated every physics step: a jumping action
+    cannot jerk the robot. The contact-force tasks have weight ``force_weight`` = 1e-2. If the QP
+    fails, the step uses the documented fallback, gravity-compensation torques, and
+    ``info["wbc_status"] == "fallback"``.
 
     ## Observation space (``Box(-inf, inf, (n,), float32)``, n = 75 in wbc mode, 94 otherwise)
 
