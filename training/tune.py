@@ -21,7 +21,6 @@ so a stopped tuning resumes.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import subprocess
@@ -32,6 +31,7 @@ from typing import Any
 import yaml
 
 from training.ablation import MODES, finished
+from training.ablation import train_command as ablation_train_command
 
 #: First reset seed of the tuning evaluations (the ablation evaluates from 100000).
 TUNE_EVAL_SEED = 200_000
@@ -54,15 +54,14 @@ def override(param: str, value: Any) -> dict[str, Any]:
 
 
 def train_command(args: argparse.Namespace, mode: str, value: Any, run_dir: Path) -> list[str]:
+    """The ``training.train`` command of one (mode, value) run, built as the ablation builds its own."""
     top, _ = split_param(args.param)
     rendered = yaml.safe_dump(override(args.param, value)[top], default_flow_style=True).strip()
-    return [
-        sys.executable, "-m", "training.train", "--env", args.env, "--algo", args.algo, "--config", str(args.config),
-        "--timesteps", str(args.timesteps), "--seed", str(args.seed), "--run-dir", str(run_dir),
-        *(["--n-envs", str(args.n_envs)] if args.n_envs else []),
-        "--no-progress-bar", "--verbose", "0", "--overwrite", "--env-kwargs", f"action_mode={mode}",
-        "--params", f"{top}={rendered}",
-    ]  # fmt: skip
+    run = argparse.Namespace(
+        env=args.env, algo=args.algo, config=args.config, config_for={}, timesteps=args.timesteps,
+        n_envs=args.n_envs, env_kwargs=[], params=[f"{top}={rendered}"],
+    )  # fmt: skip
+    return ablation_train_command(run, mode, args.seed, run_dir)
 
 
 def pick(returns: dict[str, float]) -> str:
@@ -70,11 +69,13 @@ def pick(returns: dict[str, float]) -> str:
     return max(returns, key=lambda label: returns[label])
 
 
-def tuned_config(config_path: Path, algo: str, env_id: str, mode: str, param: str, value: Any) -> dict[str, Any]:
+def tuned_config(
+    config_path: Path, algo: str, env_id: str, mode: str, param: str, value: Any
+) -> dict[str, Any]:
     """The YAML sections of ``config_path`` with ``param = value`` and ``action_mode = mode`` in ``env_id``'s."""
     from training.config import load_yaml, merge
 
-    sections = copy.deepcopy(load_yaml(config_path, algo))
+    sections = load_yaml(config_path, algo)  # a fresh dict; merge() copies
     entry = merge(sections.get(env_id, {}), override(param, value))
     sections[env_id] = merge(entry, {"env_kwargs": {"action_mode": mode}})
     return sections
@@ -100,7 +101,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--algo", default="ppo", choices=("ppo", "sac"))
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--param", required=True, help="a config key, or policy_kwargs.KEY / env_kwargs.KEY")
-    parser.add_argument("--values", nargs="+", required=True, help="YAML values, the same grid for every mode")
+    parser.add_argument(
+        "--values", nargs="+", required=True, help="YAML values, the same grid for every mode"
+    )
     parser.add_argument("--timesteps", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config", type=Path, default=None, help="default configs/<algo>.yml")
@@ -137,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"tune: {mode} {args.param}={label}: training -> {run_dir}", flush=True)
                 proc = subprocess.run(train_command(args, mode, value, run_dir), env={**os.environ})
                 if proc.returncode != 0:
-                    print(f"tune: {mode} {args.param}={label} failed (exit {proc.returncode}); stopping", file=sys.stderr)
+                    print(
+                        f"tune: {mode} {args.param}={label} failed (exit {proc.returncode}); stopping",
+                        file=sys.stderr,
+                    )
                     return proc.returncode
             result = evaluate(args.env, str(run_dir), args.eval_episodes, TUNE_EVAL_SEED)
             runs[mode][label] = result["summary"]
