@@ -37,6 +37,7 @@ import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
 from training.metrics import metrics_for, summarise
+from training.shipped import TABLE_METRICS
 
 #: ``probe(env) -> action`` of one step (``env`` unwrapped).
 ProbePolicy = Callable[[Any], np.ndarray]
@@ -151,8 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    from training.shipped import TABLE_METRICS
-
     print(table(results, TABLE_METRICS.get(args.env, ("return", "fell"))))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
