@@ -78,8 +78,16 @@ def test_unknown_key_is_rejected_with_valid_ones_listed(tmp_path):
     with pytest.raises(ConfigError, match=r"command line: unknown key\(s\) \['buffer_size'\] for ppo"):
         resolve_config("ppo", ENV, None, {"buffer_size": 10})
     path = write(tmp_path, "default:\n  policy_kwargs: {net_arc: [8]}\n")
-    with pytest.raises(ConfigError, match=r"unknown policy_kwargs \['net_arc'\]; valid ones are: net_arch"):
+    with pytest.raises(ConfigError, match=r"unknown policy_kwargs \['net_arc'\] for sac; valid ones are: net_arch"):
         load_yaml(path, "sac")
+
+
+def test_sac_rejects_log_std_init_which_sb3_would_ignore(tmp_path):
+    # SB3's SAC actor (without gSDE) outputs its log std: the keyword would change nothing, silently.
+    path = write(tmp_path, "default:\n  policy_kwargs: {log_std_init: -1.0}\n")
+    with pytest.raises(ConfigError, match=r"\['log_std_init'\] for sac \(SB3's SAC actor outputs its log std"):
+        load_yaml(path, "sac")
+    assert load_yaml(path, "ppo")["default"]["policy_kwargs"] == {"log_std_init": -1.0}
 
 
 def test_unknown_env_id_is_rejected_with_valid_ones_listed(tmp_path):

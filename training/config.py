@@ -31,8 +31,13 @@ import humanoid_env  # noqa: F401  (registers the environments, whose ids the YA
 ALGOS = ("ppo", "sac")
 #: Keys merged key by key along the precedence chain instead of being replaced.
 MERGED_KEYS = ("env_kwargs", "policy_kwargs")
-#: ``policy_kwargs`` entries accepted (``activation_fn`` is a name from :data:`ACTIVATIONS`).
-POLICY_KWARGS = ("net_arch", "activation_fn", "log_std_init", "ortho_init")
+#: ``policy_kwargs`` entries accepted per algorithm (``activation_fn`` is a name from
+#: :data:`ACTIVATIONS`). SAC has no ``log_std_init``: SB3's SAC actor outputs its log std from the
+#: network (the keyword acts only with gSDE, which we do not use), so it would be silently ignored.
+POLICY_KWARGS: dict[str, tuple[str, ...]] = {
+    "ppo": ("net_arch", "activation_fn", "log_std_init", "ortho_init"),
+    "sac": ("net_arch", "activation_fn"),
+}
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 
 #: Keys every algorithm has: budget, parallelism, normalisation, env, evaluation, checkpoints.
@@ -161,9 +166,11 @@ def check_keys(section: Mapping[str, Any], algo: str, where: str) -> None:
     for key in MERGED_KEYS:
         if key in section and not isinstance(section[key], Mapping):
             raise ConfigError(f"{where}: {key} must be a mapping, got {section[key]!r}")
-    bad = sorted(set(section.get("policy_kwargs", {})) - set(POLICY_KWARGS))
+    bad = sorted(set(section.get("policy_kwargs", {})) - set(POLICY_KWARGS[algo]))
     if bad:
-        raise ConfigError(f"{where}: unknown policy_kwargs {bad}; valid ones are: {', '.join(POLICY_KWARGS)}")
+        valid = ", ".join(POLICY_KWARGS[algo])
+        why = " (SB3's SAC actor outputs its log std; log_std_init would be ignored)" if "log_std_init" in bad else ""
+        raise ConfigError(f"{where}: unknown policy_kwargs {bad} for {algo}{why}; valid ones are: {valid}")
     activation = section.get("policy_kwargs", {}).get("activation_fn")
     if activation is not None and activation not in ACTIVATIONS:
         raise ConfigError(f"{where}: activation_fn must be one of {ACTIVATIONS}, got {activation!r}")
