@@ -199,9 +199,46 @@ def test_policy_offset_enters_the_board_law_as_a_position_only():
     env.close()
 
 
+@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
+def test_board_tilt_action_offsets_the_law_through_the_low_pass():
+    """``board_tilt_action_rad`` = 0.05 adds a fifth action: ``a[4] = 1`` asks for +0.05 rad on
+    the law's target, reached through the 0.1 s low-pass, updated at every 2 ms physics step
+    (after one 20 ms env step: 1 - 0.98^10 = 18.3 % of it)."""
+    env = make(**NO_PUSH, board_tilt_action_rad=0.05)
+    assert env.action_space.shape == (5,) and make().action_space.shape == (4,)
+    env.reset(seed=0)
+    u = env.unwrapped
+    env.step(np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+    share = 1.0 - (1.0 - u.dt_physics / 0.1) ** u.frame_skip
+    assert u.board_offset == pytest.approx(0.05 * share, abs=1e-12)
+    for _ in range(25):  # 0.5 s = 5 time constants: within 1 % of the goal
+        env.step(np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+    assert u.board_offset == pytest.approx(0.05, rel=0.01)
+    env.close()
+
+
+@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
+def test_zero_board_action_is_the_nominal_controller():
+    # Same seed, a push inside the 1 s: the 5-action env with zero action follows the 4-action one
+    # to 1e-9 rad (the board angle) at every step.
+    pushes = {"push_magnitude_n": (60.0, 60.0), "push_interval_s": (0.2, 0.3)}
+    four, five = make(**pushes), make(**pushes, board_tilt_action_rad=0.05)
+    four.reset(seed=4)
+    five.reset(seed=4)
+    for _ in range(50):
+        _, _, _, _, a = four.step(np.zeros(4))
+        _, _, _, _, b = five.step(np.zeros(5))
+        assert b["board_angle_rad"] == pytest.approx(a["board_angle_rad"], abs=1e-9)
+    assert a["pushes_total"] >= 1
+    four.close()
+    five.close()
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
+        ({"board_tilt_action_rad": -0.1}, "board_tilt_action_rad"),
+        ({"board_tilt_action_rad": 0.05, "seesaw_model": "rigid"}, "needs seesaw_model='coupled'"),
         ({"seesaw_modle": "rigid"}, "unknown keyword"),
         ({"seesaw_model": "soft"}, "seesaw_model"),
         ({"max_board_tilt_rad": 0.0}, "max_board_tilt_rad"),

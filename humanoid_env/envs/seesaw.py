@@ -55,6 +55,8 @@ SEESAW_DEFAULTS: dict[str, Any] = {
     # reward
     "reward_board_level": 1.0,
     "board_level_sigma_rad": 0.05,
+    # the policy's authority over the board-tilt target [rad]; 0: no such action (4 actions)
+    "board_tilt_action_rad": 0.0,
 }
 
 
@@ -147,6 +149,14 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     - ``"rigid"``: the feet are on fixed ground, exactly as in the balance env (the board's motion
       is ignored): the comparison of the paper.
 
+    ## Action (wbc mode)
+
+    As HumanoidWBC-v0 (4: CoM offset, foot force share); with ``board_tilt_action_rad`` = A > 0
+    (0 by default) a fifth, ``a[4]``: an offset ``a[4] A`` [rad] added to the board-tilt target of
+    the capture-point law (:meth:`board_balance_target`), low-passed with ``com_offset_filter_s``,
+    the sum clipped to 0.9 ``max_board_tilt_rad``. Zero action is the nominal controller either way.
+    Only with ``seesaw_model="coupled"`` (the board task it moves).
+
     ## Observation
 
     The balance env's blocks (n = 75 in wbc mode, 94 otherwise) plus ``board`` (2): the board's
@@ -199,7 +209,13 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     task_observation_structure = {"board": 2}
     sensed_contacts = {name: name for name in FEET}
 
+    @property
+    def wbc_action_size(self) -> int:
+        """4 (as HumanoidWBC-v0), or 5 with ``board_tilt_action_rad`` > 0 (``a[4]``: board-tilt offset)."""
+        return 5 if self.config["board_tilt_action_rad"] > 0 else 4
+
     def __init__(self, **kwargs: Any):
+        self.board_offset = 0.0
         super().__init__(**kwargs)
         cfg = self.config
         self.seesaw = SeesawParameters.from_model(self.model)
@@ -235,6 +251,9 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         check_scalar("max_board_tilt_rad", cfg["max_board_tilt_rad"], 0.0, np.pi / 2, strict_low=True)
         check_scalar("reward_board_level", cfg["reward_board_level"], 0.0)
         check_scalar("board_level_sigma_rad", cfg["board_level_sigma_rad"], 0.0, strict_low=True)
+        check_scalar("board_tilt_action_rad", cfg["board_tilt_action_rad"], 0.0, 0.9 * cfg["max_board_tilt_rad"])
+        if cfg["board_tilt_action_rad"] > 0 and cfg["seesaw_model"] != "coupled":
+            raise ValueError("board_tilt_action_rad > 0 needs seesaw_model='coupled' (the rigid model has no board task)")
 
     # -- the board ------------------------------------------------------------------------
     def board_angle(self) -> float:
@@ -280,6 +299,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             self.controller = WholeBodyController(self.robot, self.controller_config())
         self.board_acceleration_pred = 0.0
         self.board_target = 0.0
+        self.board_offset = 0.0
         self._reference_velocity = 0.0
         self._reference_acceleration = 0.0
 
@@ -291,8 +311,19 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             if dt > 0:
                 self._reference_acceleration = (velocity - self._reference_velocity) / dt
             self._reference_velocity = velocity
-            self.board_target = self.board_balance_target()
+            if action is not None and self.wbc_action_size == 5:
+                self._update_board_offset(float(action[4]), dt)
+            limit = 0.9 * self.config["max_board_tilt_rad"]
+            self.board_target = float(np.clip(self.board_balance_target() + self.board_offset, -limit, limit))
             self.controller.task(f"rest_{SEESAW_BODY}").target = np.array([self.board_target])
+
+    def _update_board_offset(self, action: float, dt: float) -> None:
+        """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
+        ``com_offset_filter_s`` (as the CoM offset; the board task's stiffness would pass a step on)."""
+        goal = float(np.clip(action, -1.0, 1.0)) * self.config["board_tilt_action_rad"]
+        filter_s = self.config["com_offset_filter_s"]
+        gain = min(1.0, dt / filter_s) if filter_s > 0.0 and dt > 0.0 else 1.0
+        self.board_offset += gain * (goal - self.board_offset)
 
     def board_balance_target(self) -> float:
         """The coupled controller's board-tilt target [rad] (a capture-point law on the contact line).
