@@ -160,7 +160,8 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     ## Observation
 
     The balance env's blocks (n = 75 in wbc mode, 94 otherwise) plus ``board`` (2): the board's
-    tilt ``theta`` [rad] (about +x, positive lifts the +y side) and tilt rate [rad/s]: n = 77 / 96.
+    tilt ``theta`` [rad] (about +x, positive lifts the +y side) and tilt rate [rad/s]: n = 77 / 96
+    (78 in wbc mode with the board-tilt action: ``previous_action`` has 5 entries).
 
     ## Task
 
