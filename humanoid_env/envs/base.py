@@ -80,6 +80,12 @@ BASE_DEFAULTS: dict[str, Any] = {
 }
 
 
+def low_pass_gain(dt: float, time_constant_s: float) -> float:
+    """Share of the remaining step a first-order low-pass of ``time_constant_s`` [s] takes in ``dt``
+    [s] (``min(1, dt / T)``; 1, i.e. no filter, when ``T`` or ``dt`` is 0)."""
+    return min(1.0, dt / time_constant_s) if time_constant_s > 0.0 and dt > 0.0 else 1.0
+
+
 class HumanoidWBCBaseEnv(gym.Env):
     """Common machinery; see :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` for the spec."""
 
@@ -361,9 +367,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         if action is not None:
             offset, share = self._decode_wbc_action(action)
             step = offset - self.com_offset
-            filter_s = self.config["com_offset_filter_s"]
-            if filter_s > 0.0 and dt > 0.0:
-                step *= min(1.0, dt / filter_s)  # first-order low-pass: a continuous velocity
+            step *= low_pass_gain(dt, self.config["com_offset_filter_s"])  # a continuous velocity
             max_step = self.config["com_rate_limit_mps"] * dt
             norm = math.sqrt(step @ step)
             if norm > max_step:

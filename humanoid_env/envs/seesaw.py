@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 
 from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
-from humanoid_env.envs.base import FEET
+from humanoid_env.envs.base import FEET, low_pass_gain
 from humanoid_env.envs.kwargs import check_choice, check_scalar
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.robot_config import (
@@ -216,7 +216,6 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         return 5 if self.config["board_tilt_action_rad"] > 0 else 4
 
     def __init__(self, **kwargs: Any):
-        self.board_offset = 0.0
         super().__init__(**kwargs)
         cfg = self.config
         self.seesaw = SeesawParameters.from_model(self.model)
@@ -236,6 +235,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             )
         self.board_acceleration_pred = 0.0
         self.board_target = 0.0
+        self.board_offset = 0.0
         self._reference_velocity = 0.0
         self._reference_acceleration = 0.0
 
@@ -322,9 +322,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
         ``com_offset_filter_s`` (as the CoM offset; the board task's stiffness would pass a step on)."""
         goal = float(np.clip(action, -1.0, 1.0)) * self.config["board_tilt_action_rad"]
-        filter_s = self.config["com_offset_filter_s"]
-        gain = min(1.0, dt / filter_s) if filter_s > 0.0 and dt > 0.0 else 1.0
-        self.board_offset += gain * (goal - self.board_offset)
+        self.board_offset += low_pass_gain(dt, self.config["com_offset_filter_s"]) * (goal - self.board_offset)
 
     def board_balance_target(self) -> float:
         """The coupled controller's board-tilt target [rad] (a capture-point law on the contact line).
