@@ -149,7 +149,7 @@ def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
 
 def evaluate(
     env_id: str,
-    policy: str,
+    policy: str | Policy,
     episodes: int,
     seed: int,
     max_steps: int | None = None,
@@ -160,7 +160,9 @@ def evaluate(
 ) -> dict[str, Any]:
     """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record.
 
-    For a trained policy the run's ``env_kwargs`` are the base and ``env_kwargs`` override them.
+    ``policy``: a :func:`load_policy` spec, or a ``policy(obs, env) -> action`` callable (recorded by
+    its ``__name__``). For a trained policy the run's ``env_kwargs`` are the base and ``env_kwargs``
+    override them.
     ``policy="scripted"`` runs the env's scripted scenario ``scenario`` (None: its default; see
     :data:`humanoid_env.envs.scenarios.SCENARIOS`): its ``env_kwargs`` (pushes off) are the base,
     an episode ends when the script does (or earlier on termination or ``max_steps``), and its
@@ -179,7 +181,9 @@ def evaluate(
         except ValueError as err:
             raise EvaluationError(str(err)) from err
         make_kwargs.update(script.env_kwargs)
-    if policy in ("nominal", "scripted"):
+    if callable(policy):
+        act = policy
+    elif policy in ("nominal", "scripted"):
         act = load_policy(policy)
     else:
         files = find_run_files(policy)
@@ -223,7 +227,7 @@ def evaluate(
         env.close()
     result: dict[str, Any] = {
         "env": env_id,
-        "policy": policy,
+        "policy": getattr(policy, "__name__", repr(policy)) if callable(policy) else policy,
         "seed": seed,
         "env_kwargs": used_kwargs,
         "episodes": records,

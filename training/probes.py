@@ -36,7 +36,8 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
-from training.metrics import metrics_for, summarise
+from training.evaluate import evaluate
+from training.metrics import summarise
 from training.shipped import TABLE_METRICS
 
 #: ``probe(env) -> action`` of one step (``env`` unwrapped).
@@ -88,26 +89,13 @@ PROBES: dict[str, dict[str, tuple[dict[str, Any], ProbePolicy]]] = {
 
 def run_probe(env_id: str, env_kwargs: dict[str, Any], probe: ProbePolicy, episodes: int, seed: int,
               max_steps: int | None = None) -> list[dict[str, Any]]:
-    """Per-episode metrics of ``probe`` on seeds ``seed .. seed + episodes - 1``."""
-    kwargs = dict(env_kwargs)
-    if max_steps is not None:
-        kwargs["max_episode_steps"] = int(max_steps)
-    env = gym.make(env_id, **kwargs)
-    records = []
-    try:
-        for i in range(episodes):
-            env.reset(seed=seed + i)
-            metrics = metrics_for(env_id)
-            done = False
-            while not done:
-                action = probe(env.unwrapped).astype(env.action_space.dtype)
-                _, reward, terminated, truncated, info = env.step(action)
-                metrics.step(reward, terminated, info)
-                done = terminated or truncated
-            records.append(metrics.result())
-    finally:
-        env.close()
-    return records
+    """Per-episode metrics of ``probe`` on seeds ``seed .. seed + episodes - 1`` (rolled out by
+    :func:`training.evaluate.evaluate`, as a trained policy would be)."""
+
+    def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
+        return probe(env.unwrapped).astype(env.action_space.dtype)
+
+    return evaluate(env_id, policy, episodes, seed, max_steps=max_steps, env_kwargs=env_kwargs)["episodes"]
 
 
 def run_probes(env_id: str, episodes: int, seed: int, names: list[str] | None = None,
