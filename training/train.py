@@ -4,7 +4,7 @@ Usage::
 
     python -m training.train --env HumanoidWBC-v0 --algo ppo [--config configs/ppo.yml] \\
         [--timesteps N] [--n-envs K] [--seed S] [--run-dir DIR] [--env-kwargs key=value ...] \\
-        [--params key=value ...] [--no-progress-bar] [--overwrite]
+        [--params key=value ...] [--init-from RUN_DIR_OR_ZIP] [--no-progress-bar] [--overwrite]
 
 Settings come from :mod:`training.config` (code defaults <- YAML ``default`` <- YAML env entry <-
 command line); without ``--config`` the repository's ``configs/<algo>.yml`` is used when it exists
@@ -16,6 +16,13 @@ command line); without ``--config`` the repository's ``configs/<algo>.yml`` is u
   ``command.txt``, ``train_info.json`` (steps done, wall time, interrupted or not);
 - ``tb/`` TensorBoard logs, ``monitor/`` per-env episode CSVs, ``eval/evaluations.npz`` and
   ``best/best_model.zip`` + ``best/vecnormalize.pkl`` (periodic evaluation), ``checkpoints/``.
+
+``--init-from`` trains on from a saved model (a run folder or zip, as ``training.evaluate``'s
+``--policy`` takes it) and its normalisation statistics, into a new run folder: ``--timesteps``
+more steps, counted on from the saved model's (checkpoints and evaluations carry the total), with
+this run's settings (learning rate, rollout length, ...) except the network: ``policy_kwargs``
+must be the saved model's (``log_std_init``/``ortho_init`` aside: the saved weights and
+exploration std go on), as must the algorithm and the env's observation and action shapes.
 
 Evaluate a run with ``python -m training.evaluate --env ID --policy RUN_DIR ...``.
 """
@@ -157,6 +164,45 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
     return yaml.safe_load(path.read_text()) if path.is_file() else {}
 
 
+#: policy_kwargs that only initialise the network (a run trained on from a saved model ignores them).
+INIT_ONLY_POLICY_KWARGS = ("log_std_init", "ortho_init")
+
+
+def check_init_from(spec: str | Path, algo: str, env_id: str, config: dict[str, Any]):
+    """The saved model to train on from (``--init-from``): its files (``training.evaluate.RunFiles``).
+
+    Raises ``ConfigError`` naming what differs: no model there, another algorithm, another network
+    (``policy_kwargs`` other than the initialisation-only ones), observation or action shapes
+    other than ``env_id``'s with ``config["env_kwargs"]``, or normalisation statistics missing.
+    """
+    from training.evaluate import EvaluationError, find_run_files
+
+    try:
+        files = find_run_files(spec)
+    except EvaluationError as err:
+        raise ConfigError(f"--init-from: {err}") from None
+    saved = files.config
+    if saved.get("algo") not in (None, algo):
+        raise ConfigError(f"--init-from {spec}: trained with {saved['algo']}, this run is {algo}")
+    network = {k: v for k, v in config["policy_kwargs"].items() if k not in INIT_ONLY_POLICY_KWARGS}
+    saved_network = saved.get("config", {}).get("policy_kwargs")
+    if saved_network is not None:
+        saved_network = {k: v for k, v in saved_network.items() if k not in INIT_ONLY_POLICY_KWARGS}
+        if saved_network != network:
+            raise ConfigError(
+                f"--init-from {spec}: its network policy_kwargs={saved_network} differ from this run's "
+                f"{network} (a network cannot change while training on)"
+            )
+    if config["normalize"] and files.vecnormalize is None:
+        raise ConfigError(f"--init-from {spec}: no normalisation statistics beside {files.model.name}")
+    if saved.get("config", {}).get("normalize") and not config["normalize"]:
+        raise ConfigError(
+            f"--init-from {spec}: trained on normalised observations, this run has normalize: false"
+        )
+    check_saved_spaces(files.model, env_id, config["env_kwargs"])
+    return files
+
+
 def train(
     env_id: str,
     algo: str,
@@ -165,15 +211,18 @@ def train(
     run_dir: Path,
     progress_bar: bool = True,
     verbose: int = 1,
+    init_from: str | Path | None = None,
 ) -> dict[str, Any]:
     """Train ``algo`` on ``env_id`` with a resolved ``config``; write the run folder; return train_info.
 
+    ``init_from``: a saved model (run folder or zip) to train on from, see the module docstring.
     A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
     """
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import VecNormalize
 
     algo_cls = {"ppo": PPO, "sac": SAC}[algo]
+    init_files = check_init_from(init_from, algo, env_id, config) if init_from is not None else None
     env_kwargs = dict(config["env_kwargs"])
     venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=run_dir / "monitor")
     eval_env = None
@@ -182,19 +231,28 @@ def train(
         eval_env.seed(seed + EVAL_SEED_OFFSET)
     if config["normalize"]:
         norm = {"norm_obs": config["norm_obs"], "clip_obs": config["clip_obs"], "gamma": config["gamma"]}
-        venv = VecNormalize(venv, norm_reward=config["norm_reward"], **norm)
+        if init_files is not None:
+            venv = VecNormalize.load(str(init_files.vecnormalize), venv)
+            venv.training, venv.norm_reward, venv.gamma = True, config["norm_reward"], config["gamma"]
+        else:
+            venv = VecNormalize(venv, norm_reward=config["norm_reward"], **norm)
         if eval_env is not None:
             # Statistics are copied from the training env before every evaluation (EvalCallback).
             eval_env = VecNormalize(eval_env, training=False, norm_reward=False, **norm)
-    model = algo_cls(
-        "MlpPolicy",
-        venv,
-        seed=seed,
-        device="cpu",
-        verbose=verbose,
-        tensorboard_log=str(run_dir / "tb"),
-        **algo_kwargs(config),
-    )
+    if init_files is None:
+        model = algo_cls(
+            "MlpPolicy",
+            venv,
+            seed=seed,
+            device="cpu",
+            verbose=verbose,
+            tensorboard_log=str(run_dir / "tb"),
+            **algo_kwargs(config),
+        )
+    else:
+        model = load_to_train_on(algo_cls, init_files.model, venv, config, run_dir, verbose)
+        model.set_random_seed(seed)
+    start_steps = int(model.num_timesteps)
     interrupted = False
     start = time.perf_counter()
     print(
@@ -207,6 +265,7 @@ def train(
             callback=_callbacks(config, run_dir, eval_env),
             progress_bar=progress_bar,
             tb_log_name=algo,
+            reset_num_timesteps=init_files is None,
         )
     except KeyboardInterrupt:
         interrupted = True
@@ -217,11 +276,14 @@ def train(
     model.save(str(run_dir / MODEL_FILE))
     if config["normalize"]:
         venv.save(str(run_dir / VECNORM_FILE))
+    steps = int(model.num_timesteps) - start_steps
     info = {
-        "timesteps": int(model.num_timesteps),
+        "timesteps": steps,
         "timesteps_requested": int(config["timesteps"]),
+        "timesteps_total": int(model.num_timesteps),
+        "init_from": str(init_files.model) if init_files is not None else None,
         "wall_s": wall,
-        "steps_per_s": model.num_timesteps / wall if wall > 0 else 0.0,
+        "steps_per_s": steps / wall if wall > 0 else 0.0,
         "interrupted": interrupted,
         "model": MODEL_FILE,
         "vecnormalize": VECNORM_FILE if config["normalize"] else None,
@@ -240,6 +302,40 @@ def train(
         ):  # workers already gone after Ctrl-C
             pass
     return info
+
+
+def check_saved_spaces(model_zip: Path, env_id: str, env_kwargs: dict[str, Any]) -> None:
+    """Raise ``ConfigError`` unless the saved model's observation and action shapes are the env's."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    data, _, _ = load_from_zip_file(model_zip, device="cpu", load_data=True)
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        for name in ("observation_space", "action_space"):
+            saved, ours = data[name].shape, getattr(env, name).shape
+            if saved != ours:
+                raise ConfigError(
+                    f"--init-from {model_zip}: its {name} has shape {saved}, {env_id} with "
+                    f"env_kwargs={env_kwargs} has {ours} (train on in the env it was trained in)"
+                )
+    finally:
+        env.close()
+
+
+def load_to_train_on(algo_cls, model_zip: Path, venv, config: dict[str, Any], run_dir: Path, verbose: int):
+    """A saved model set up to train on ``venv`` with this run's settings (all but the network)."""
+    settings = {key: value for key, value in algo_kwargs(config).items() if key != "policy_kwargs"}
+    try:
+        return algo_cls.load(
+            str(model_zip),
+            env=venv,
+            device="cpu",
+            verbose=verbose,
+            tensorboard_log=str(run_dir / "tb"),
+            **settings,
+        )
+    except ValueError as err:  # SB3's own checks (spaces' bounds, policy_kwargs)
+        raise ConfigError(f"--init-from {model_zip}: {err}") from None
 
 
 #: Where ``configs/<algo>.yml`` lives in a checkout of the repository.
@@ -277,6 +373,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--params", nargs="*", default=[], metavar="KEY=VALUE", help="config keys (YAML values)"
     )
+    parser.add_argument(
+        "--init-from",
+        default=None,
+        metavar="RUN_DIR_OR_ZIP",
+        help="train on from this saved model and its normalisation statistics (--timesteps more steps)",
+    )
     parser.add_argument("--no-progress-bar", action="store_true")
     parser.add_argument("--verbose", type=int, default=1, help="SB3 verbosity (0: quiet, 1: rollout tables)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of the learner (default 1)")
@@ -303,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         config = resolve_config(args.algo, env_id, args.config, overrides)
         # Fail here, not in a worker process, on a bad env keyword.
         gym.make(env_id, **config["env_kwargs"]).close()
+        if args.init_from is not None:
+            check_init_from(args.init_from, args.algo, env_id, config)
         run_dir = prepare_run_dir(
             args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite
         )
@@ -323,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir,
         progress_bar=not args.no_progress_bar,
         verbose=args.verbose,
+        init_from=args.init_from,
     )
     state = "interrupted" if info["interrupted"] else "done"
     print(
