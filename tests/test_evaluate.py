@@ -60,6 +60,22 @@ def test_unknown_policy_path_is_rejected():
         evaluate("HumanoidWBC-v0", "no/such/model.zip", episodes=1, seed=0, max_steps=2)
 
 
+def test_a_run_folder_or_its_best_folder_resolves_to_model_statistics_and_config(tmp_path):
+    from training.evaluate import find_run_files
+
+    run = tmp_path / "run"
+    (run / "best").mkdir(parents=True)
+    for name in ("model.zip", "vecnormalize.pkl", "best/best_model.zip", "best/vecnormalize.pkl"):
+        (run / name).write_bytes(b"")
+    (run / "config.yaml").write_text("env: HumanoidWBC-v0\nalgo: ppo\n")
+    for folder, model in ((run, "model.zip"), (run / "best", "best/best_model.zip")):
+        files = find_run_files(folder)
+        assert files.model == run / model and files.vecnormalize == (run / model).parent / "vecnormalize.pkl"
+        assert files.config["algo"] == "ppo"  # best/ takes its run's config
+    with pytest.raises(EvaluationError, match="without model.zip or best_model.zip"):
+        find_run_files(tmp_path)
+
+
 def test_summary_averages_two_episodes():
     result = evaluate(
         "HumanoidWBC-v0", "nominal", episodes=2, seed=0, max_steps=5, env_kwargs={"push_magnitude_n": (0.0, 0.0)}

@@ -58,17 +58,21 @@ class RunFiles:
 def find_run_files(spec: str | Path) -> RunFiles:
     """A run folder or model zip -> the model, its VecNormalize statistics and its run config.
 
+    A folder: its ``model.zip`` (a run folder) or ``best_model.zip`` (a run's ``best/``).
     Statistics: ``vecnormalize.pkl`` beside the zip, or SB3's checkpoint name
     ``<prefix>_vecnormalize_<N>_steps.pkl`` for ``<prefix>_<N>_steps.zip``. Config: ``config.yaml``
     in the zip's folder or its parent (``best/``, ``checkpoints/`` are inside the run folder).
     """
-    from training.train import CONFIG_FILE, MODEL_FILE, VECNORM_FILE, read_run_config
+    from training.train import BEST_MODEL_FILE, CONFIG_FILE, MODEL_FILE, VECNORM_FILE, read_run_config
 
     path = Path(spec)
     if path.is_dir():
-        if not (path / MODEL_FILE).is_file():
-            raise EvaluationError(f"{path} is a folder without {MODEL_FILE}: not a training run")
-        path = path / MODEL_FILE
+        zips = [path / name for name in (MODEL_FILE, BEST_MODEL_FILE) if (path / name).is_file()]
+        if not zips:
+            raise EvaluationError(
+                f"{path} is a folder without {MODEL_FILE} or {BEST_MODEL_FILE}: not a training run or its best/"
+            )
+        path = zips[0]
     elif not path.is_file():
         raise EvaluationError(
             f"--policy must be 'nominal', 'scripted' or an existing model file or run folder, got {str(spec)!r}"

@@ -60,11 +60,11 @@ def shipped_envs() -> list[str]:
 def ship(run_dir: Path, model: str = "best") -> Path:
     """Copy a training run's ``best`` (periodic evaluation's best) or ``final`` model into
     ``policies/<env id>/`` with its statistics and config; returns that folder."""
-    from training.train import read_run_config
+    from training.train import BEST_MODEL_FILE, MODEL_FILE, read_run_config
 
     config = read_run_config(run_dir)
     source = run_dir / "best" if model == "best" else run_dir
-    zip_name = "best_model.zip" if model == "best" else "model.zip"
+    zip_name = BEST_MODEL_FILE if model == "best" else MODEL_FILE
     if not (source / zip_name).is_file():
         raise FileNotFoundError(f"{source / zip_name} not found (train longer than one evaluation period?)")
     target = POLICY_ROOT / config["env"]

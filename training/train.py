@@ -47,6 +47,7 @@ from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse
 
 #: Files of a run folder (training.evaluate reads the same names).
 MODEL_FILE = "model.zip"
+BEST_MODEL_FILE = "best_model.zip"  # in best/, written by SB3's EvalCallback
 VECNORM_FILE = "vecnormalize.pkl"
 CONFIG_FILE = "config.yaml"
 COMMAND_FILE = "command.txt"
