@@ -23,6 +23,8 @@ more steps, counted on from the saved model's (checkpoints and evaluations carry
 this run's settings (learning rate, rollout length, ...) except the network: ``policy_kwargs``
 must be the saved model's (``log_std_init``/``ortho_init`` aside: the saved weights and
 exploration std go on), as must the algorithm and the env's observation and action shapes.
+SAC's replay buffer is not in the zip: it starts empty (and SAC's ``learning_starts`` counts the
+total steps, so it does not wait again).
 
 Evaluate a run with ``python -m training.evaluate --env ID --policy RUN_DIR ...``.
 """
