@@ -29,6 +29,8 @@ except ImportError:  # pragma: no cover - depends on the installed controller
     SeesawBody = None
 
 SEESAW_MODELS = ("coupled", "rigid")
+#: The board-tilt target stays within this share of ``max_board_tilt_rad`` (a margin below termination).
+BOARD_TARGET_SHARE = 0.9
 
 SEESAW_DEFAULTS: dict[str, Any] = {
     **BALANCE_DEFAULTS,
@@ -233,11 +235,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
                 interval_s=cfg["push_interval_s"],
                 direction_deg=None,
             )
-        self.board_acceleration_pred = 0.0
-        self.board_target = 0.0
-        self.board_offset = 0.0
-        self._reference_velocity = 0.0
-        self._reference_acceleration = 0.0
+        self._reset_board_state()
 
     # -- configuration --------------------------------------------------------------------
     @classmethod
@@ -252,11 +250,24 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         check_scalar("max_board_tilt_rad", cfg["max_board_tilt_rad"], 0.0, np.pi / 2, strict_low=True)
         check_scalar("reward_board_level", cfg["reward_board_level"], 0.0)
         check_scalar("board_level_sigma_rad", cfg["board_level_sigma_rad"], 0.0, strict_low=True)
-        check_scalar("board_tilt_action_rad", cfg["board_tilt_action_rad"], 0.0, 0.9 * cfg["max_board_tilt_rad"])
+        check_scalar("board_tilt_action_rad", cfg["board_tilt_action_rad"], 0.0, BOARD_TARGET_SHARE * cfg["max_board_tilt_rad"])
         if cfg["board_tilt_action_rad"] > 0 and cfg["seesaw_model"] != "coupled":
             raise ValueError("board_tilt_action_rad > 0 needs seesaw_model='coupled' (the rigid model has no board task)")
 
     # -- the board ------------------------------------------------------------------------
+    def _reset_board_state(self) -> None:
+        """The board-tilt law's state: targets, the policy's offset, the reference's derivatives."""
+        self.board_acceleration_pred = 0.0
+        self.board_target = 0.0
+        self.board_offset = 0.0
+        self._reference_velocity = 0.0
+        self._reference_acceleration = 0.0
+
+    @property
+    def board_target_limit(self) -> float:
+        """Bound of the board-tilt target [rad]: ``BOARD_TARGET_SHARE`` (0.9) ``max_board_tilt_rad``."""
+        return BOARD_TARGET_SHARE * self.config["max_board_tilt_rad"]
+
     def board_angle(self) -> float:
         """Tilt ``theta`` of the board about +x [rad]."""
         return float(self.data.qpos[self._tilt_qpos])
@@ -298,11 +309,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             self.controller = WholeBodyController(self.robot, self.controller_config(), bodies=bodies)
         else:
             self.controller = WholeBodyController(self.robot, self.controller_config())
-        self.board_acceleration_pred = 0.0
-        self.board_target = 0.0
-        self.board_offset = 0.0
-        self._reference_velocity = 0.0
-        self._reference_acceleration = 0.0
+        self._reset_board_state()
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
         super()._update_references(dt, action)
@@ -314,7 +321,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             self._reference_velocity = velocity
             if action is not None and self.wbc_action_size == 5:
                 self._update_board_offset(float(action[4]), dt)
-            limit = 0.9 * self.config["max_board_tilt_rad"]
+            limit = self.board_target_limit
             self.board_target = float(np.clip(self.board_balance_target() + self.board_offset, -limit, limit))
             self.controller.task(f"rest_{SEESAW_BODY}").target = np.array([self.board_target])
 
@@ -356,7 +363,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         xi = self.com()[1] + self.com_velocity()[1] / omega
         xi_ref = y_ref + y_ref_dot / omega
         line = y_ref - self._reference_acceleration / omega**2 + k * (xi - xi_ref)
-        limit = 0.9 * self.config["max_board_tilt_rad"]
+        limit = self.board_target_limit
         return float(np.clip(-(line - self.seesaw.origin[1]) / self.seesaw.radius, -limit, limit))
 
     def board_state(self) -> tuple[np.ndarray, np.ndarray]:
