@@ -39,13 +39,16 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import yaml
 
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
+
+if TYPE_CHECKING:
+    from training.evaluate import RunFiles
 
 #: Files of a run folder (training.evaluate reads the same names).
 MODEL_FILE = "model.zip"
@@ -171,12 +174,12 @@ def read_run_config(run_dir: Path) -> dict[str, Any]:
 INIT_ONLY_POLICY_KWARGS = ("log_std_init", "ortho_init")
 
 
-def check_init_from(spec: str | Path, algo: str, env_id: str, config: dict[str, Any]):
+def check_init_from(spec: str | Path, algo: str, config: dict[str, Any], env: gym.Env):
     """The saved model to train on from (``--init-from``): its files (``training.evaluate.RunFiles``).
 
     Raises ``ConfigError`` naming what differs: no model there, another algorithm, another network
     (``policy_kwargs`` other than the initialisation-only ones), observation or action shapes
-    other than ``env_id``'s with ``config["env_kwargs"]``, or normalisation statistics missing.
+    other than ``env``'s (the env made with this run's keywords), or normalisation statistics missing.
     """
     from training.evaluate import EvaluationError, find_run_files
 
@@ -202,7 +205,7 @@ def check_init_from(spec: str | Path, algo: str, env_id: str, config: dict[str, 
         raise ConfigError(
             f"--init-from {spec}: trained on normalised observations, this run has normalize: false"
         )
-    check_saved_spaces(files.model, env_id, config["env_kwargs"])
+    check_saved_spaces(files.model, env)
     return files
 
 
@@ -214,18 +217,17 @@ def train(
     run_dir: Path,
     progress_bar: bool = True,
     verbose: int = 1,
-    init_from: str | Path | None = None,
+    init_files: RunFiles | None = None,
 ) -> dict[str, Any]:
     """Train ``algo`` on ``env_id`` with a resolved ``config``; write the run folder; return train_info.
 
-    ``init_from``: a saved model (run folder or zip) to train on from, see the module docstring.
+    ``init_files``: the saved model to train on from, as :func:`check_init_from` returns it (checked).
     A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
     """
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import VecNormalize
 
     algo_cls = {"ppo": PPO, "sac": SAC}[algo]
-    init_files = check_init_from(init_from, algo, env_id, config) if init_from is not None else None
     env_kwargs = dict(config["env_kwargs"])
     venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=run_dir / "monitor")
     eval_env = None
@@ -307,22 +309,18 @@ def train(
     return info
 
 
-def check_saved_spaces(model_zip: Path, env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """Raise ``ConfigError`` unless the saved model's observation and action shapes are the env's."""
+def check_saved_spaces(model_zip: Path, env: gym.Env) -> None:
+    """Raise ``ConfigError`` unless the saved model's observation and action shapes are ``env``'s."""
     from stable_baselines3.common.save_util import load_from_zip_file
 
     data, _, _ = load_from_zip_file(model_zip, device="cpu", load_data=True)
-    env = gym.make(env_id, **env_kwargs)
-    try:
-        for name in ("observation_space", "action_space"):
-            saved, ours = data[name].shape, getattr(env, name).shape
-            if saved != ours:
-                raise ConfigError(
-                    f"--init-from {model_zip}: its {name} has shape {saved}, {env_id} with "
-                    f"env_kwargs={env_kwargs} has {ours} (train on in the env it was trained in)"
-                )
-    finally:
-        env.close()
+    for name in ("observation_space", "action_space"):
+        saved, ours = data[name].shape, getattr(env, name).shape
+        if saved != ours:
+            raise ConfigError(
+                f"--init-from {model_zip}: its {name} has shape {saved}, {env.spec.id} with "
+                f"env_kwargs={env.spec.kwargs} has {ours} (train on in the env it was trained in)"
+            )
 
 
 def load_to_train_on(algo_cls, model_zip: Path, venv, config: dict[str, Any], run_dir: Path, verbose: int):
@@ -406,10 +404,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.n_envs is not None:
             overrides["n_envs"] = args.n_envs
         config = resolve_config(args.algo, env_id, args.config, overrides)
-        # Fail here, not in a worker process, on a bad env keyword.
-        gym.make(env_id, **config["env_kwargs"]).close()
-        if args.init_from is not None:
-            check_init_from(args.init_from, args.algo, env_id, config)
+        # Fail here, not in a worker process, on a bad env keyword (and a saved model that does not fit).
+        env = gym.make(env_id, **config["env_kwargs"])
+        try:
+            init_files = check_init_from(args.init_from, args.algo, config, env) if args.init_from else None
+        finally:
+            env.close()
         run_dir = prepare_run_dir(
             args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite
         )
@@ -430,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir,
         progress_bar=not args.no_progress_bar,
         verbose=args.verbose,
-        init_from=args.init_from,
+        init_files=init_files,
     )
     state = "interrupted" if info["interrupted"] else "done"
     print(
