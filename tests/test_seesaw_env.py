@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.envs.seesaw import LateralPushSchedule, SeesawBody, SeesawParameters
+from humanoid_env.envs.seesaw import SEESAW_DEFAULTS, LateralPushSchedule, SeesawBody, SeesawParameters
 from humanoid_env.robot_config import SEESAW_SCENE_XML
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
@@ -154,7 +154,8 @@ def test_pushes_are_lateral_with_both_signs():
     forces = [pushes.update(rng, t) for t in np.arange(0.0, 60.0, 0.01)]
     forces = np.array([f for f in forces if np.linalg.norm(f) > 0])
     np.testing.assert_array_equal(forces[:, [0, 2]], 0.0)
-    assert np.all((np.abs(forces[:, 1]) >= 20.0) & (np.abs(forces[:, 1]) <= 60.0))
+    low, high = SEESAW_DEFAULTS["push_magnitude_n"]
+    assert np.all((np.abs(forces[:, 1]) >= low) & (np.abs(forces[:, 1]) <= high))
     assert (forces[:, 1] > 0).any() and (forces[:, 1] < 0).any()
     fixed = make(seesaw_model="rigid", push_direction_deg=0.0).unwrapped.pushes
     assert not isinstance(fixed, LateralPushSchedule)  # a given direction is used as given
