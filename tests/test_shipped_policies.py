@@ -22,14 +22,14 @@ from training.shipped import MAIN_METRIC, compare, shipped_envs
 PROTOCOL: dict[str, tuple[int, int, int | None]] = {
     "HumanoidWBC-v0": (3, 7000, 500),
     "HumanoidWBCWall-v0": (6, 7000, None),
-    # Seesaw: with its U(10, 40) N pushes the nominal controller rarely falls (0 of 8 episodes),
-    # so the board angle is the claim throughout: 6 episodes of 10 s (2-4 pushes each). Fixed
-    # before any candidate policy was evaluated on these seeds.
-    "HumanoidWBCSeesaw-v0": (6, 7000, 500),
+    # Seesaw: 4 full 30 s episodes. First fixed at 6 x 10 s; then a candidate that passed that
+    # (board angle 0.068 vs 0.074 rad) fell in 8 of 20 full episodes (seeds 2000-2019) where the
+    # nominal controller fell in 2, mostly after 10 s: short episodes miss what matters here.
+    "HumanoidWBCSeesaw-v0": (4, 7000, None),
 }
 
 #: The envs with a shipped policy.
-SHIPPED = ["HumanoidWBC-v0", "HumanoidWBCWall-v0"]
+SHIPPED = ["HumanoidWBC-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWall-v0"]
 
 
 def test_every_shipped_policy_is_checked_here():

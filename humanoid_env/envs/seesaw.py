@@ -179,7 +179,8 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     R = 0.25 m) answers with ``k p / (m omega R)`` rad: 0.20 rad at 4 N s, inside the target's
     0.315 rad bound. The earlier U(20, 60) N (up to 6 N s: 0.30 rad) left no margin; the nominal
     controller fell in 14 of 20 episodes (seeds 2000-2019), so the board-angle metric mostly
-    measured when it fell. With U(10, 40) N it fell in none of 8 (seeds 1000-1007).
+    measured when it fell. With U(10, 40) N it fell in 0 of 8 (seeds 1000-1007) and 2 of 20
+    (seeds 2000-2019).
 
     ## Reward (the balance env's terms plus)
 
