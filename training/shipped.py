@@ -23,6 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from training.evaluate import evaluate
+from training.train import (
+    BEST_DIR,
+    BEST_MODEL_FILE,
+    COMMAND_FILE,
+    CONFIG_FILE,
+    INFO_FILE,
+    MODEL_FILE,
+    VECNORM_FILE,
+    read_run_config,
+)
 
 POLICY_ROOT = Path(__file__).resolve().parent.parent / "policies"
 
@@ -41,40 +51,38 @@ TABLE_METRICS: dict[str, tuple[str, ...]] = {
 }
 
 #: What a shipped folder keeps of its run besides the model and its statistics.
-_RUN_RECORDS = ("config.yaml", "train_info.json", "command.txt")
+_RUN_RECORDS = (CONFIG_FILE, INFO_FILE, COMMAND_FILE)
 
 
 def policy_dir(env_id: str) -> Path:
     """``policies/<env id>``; raises ``FileNotFoundError`` naming the shipped ones if absent."""
     path = POLICY_ROOT / env_id
-    if not (path / "model.zip").is_file():
+    if not (path / MODEL_FILE).is_file():
         raise FileNotFoundError(f"no shipped policy for {env_id!r}; shipped: {shipped_envs()}")
     return path
 
 
 def shipped_envs() -> list[str]:
     """Env ids with a shipped policy."""
-    return sorted(p.name for p in POLICY_ROOT.glob("*") if (p / "model.zip").is_file())
+    return sorted(p.name for p in POLICY_ROOT.glob("*") if (p / MODEL_FILE).is_file())
 
 
 def ship(run_dir: Path, model: str = "best") -> Path:
     """Copy a training run's ``best`` (periodic evaluation's best) or ``final`` model into
     ``policies/<env id>/`` with its statistics and config; returns that folder."""
-    from training.train import BEST_MODEL_FILE, MODEL_FILE, read_run_config
-
     config = read_run_config(run_dir)
-    source = run_dir / "best" if model == "best" else run_dir
+    source = run_dir / BEST_DIR if model == "best" else run_dir
     zip_name = BEST_MODEL_FILE if model == "best" else MODEL_FILE
     if not (source / zip_name).is_file():
         raise FileNotFoundError(f"{source / zip_name} not found (train longer than one evaluation period?)")
     target = POLICY_ROOT / config["env"]
     target.mkdir(parents=True, exist_ok=True)
-    save_without_optimizer_state(source / zip_name, target / "model.zip", config["algo"])
-    shutil.copyfile(source / "vecnormalize.pkl", target / "vecnormalize.pkl")
+    save_without_optimizer_state(source / zip_name, target / MODEL_FILE, config["algo"])
+    shutil.copyfile(source / VECNORM_FILE, target / VECNORM_FILE)
     for name in _RUN_RECORDS:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, target / name)
-    info_path = target / "train_info.json"
+    info_path = target / INFO_FILE
     info = json.loads(info_path.read_text()) if info_path.is_file() else {}
     info["shipped_model"] = model
     info_path.write_text(json.dumps(info, indent=2))
@@ -101,8 +109,6 @@ def compare(env_id: str, episodes: int, seed: int, max_steps: int | None = None)
     Returns ``{"env", "episodes", "seed", "max_steps", "main_metric", "nominal": record,
     "trained": record}`` (records as :func:`training.evaluate.evaluate` returns them).
     """
-    from training.train import read_run_config
-
     folder = policy_dir(env_id)
     env_kwargs = read_run_config(folder)["config"].get("env_kwargs", {})
     nominal = evaluate(env_id, "nominal", episodes, seed, max_steps=max_steps, env_kwargs=env_kwargs)

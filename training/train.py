@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 
 #: Files of a run folder (training.evaluate reads the same names).
 MODEL_FILE = "model.zip"
-BEST_MODEL_FILE = "best_model.zip"  # in best/, written by SB3's EvalCallback
+BEST_DIR = "best"  # the periodic evaluation's best model, with its statistics
+BEST_MODEL_FILE = "best_model.zip"  # in BEST_DIR, written by SB3's EvalCallback
 VECNORM_FILE = "vecnormalize.pkl"
 CONFIG_FILE = "config.yaml"
 COMMAND_FILE = "command.txt"
@@ -118,15 +119,16 @@ def _callbacks(config: dict[str, Any], run_dir: Path, eval_env) -> list:
             )
         )
     if eval_env is not None:
-        (run_dir / "best").mkdir(parents=True, exist_ok=True)
+        best_dir = run_dir / BEST_DIR
+        best_dir.mkdir(parents=True, exist_ok=True)
         callbacks.append(
             EvalCallback(
                 eval_env,
                 n_eval_episodes=config["eval_episodes"],
                 eval_freq=max(config["eval_freq"] // n_envs, 1),  # NOTE: counted in vector steps
                 log_path=str(run_dir / "eval"),
-                best_model_save_path=str(run_dir / "best"),
-                callback_on_new_best=SaveVecNormalize(run_dir / "best" / VECNORM_FILE),
+                best_model_save_path=str(best_dir),
+                callback_on_new_best=SaveVecNormalize(best_dir / VECNORM_FILE),
                 deterministic=True,
                 verbose=1,
             )
