@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.envs.seesaw import SEESAW_DEFAULTS, LateralPushSchedule, SeesawBody, SeesawParameters
+from humanoid_env.envs.seesaw import SEESAW_DEFAULTS, LateralPushSchedule, SeesawParameters
 from humanoid_env.robot_config import SEESAW_SCENE_XML
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
-MODELS = ["coupled", "rigid"] if SeesawBody is not None else ["rigid"]
+MODELS = ["coupled", "rigid"]
 
 
 def make(**kwargs) -> gym.Env:
@@ -162,7 +162,6 @@ def test_pushes_are_lateral_with_both_signs():
     env.close()
 
 
-@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
 def test_coupled_controller_models_the_board_from_the_mjcf():
     env = make(seesaw_model="coupled", **NO_PUSH)
     _, info = env.reset(seed=0)
@@ -185,7 +184,6 @@ def test_coupled_controller_models_the_board_from_the_mjcf():
     rigid.close()
 
 
-@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
 def test_policy_offset_enters_the_board_law_as_a_position_only():
     """With a fixed task target, a lateral offset action moves the WBC's CoM reference (through
     the 0.1 s low-pass) but feeds no velocity or acceleration forward into the board-tilt law:
@@ -200,7 +198,6 @@ def test_policy_offset_enters_the_board_law_as_a_position_only():
     env.close()
 
 
-@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
 def test_board_tilt_action_offsets_the_law_through_the_low_pass():
     """``board_tilt_action_rad`` = 0.05 adds a fifth action: ``a[4] = 1`` asks for +0.05 rad on
     the law's target, reached through the 0.1 s low-pass, updated at every 2 ms physics step
@@ -218,7 +215,6 @@ def test_board_tilt_action_offsets_the_law_through_the_low_pass():
     env.close()
 
 
-@pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
 def test_zero_board_action_is_the_nominal_controller():
     # Same seed, a push inside the 1 s: the 5-action env with zero action follows the 4-action one
     # to 1e-9 rad (the board angle) at every step.

@@ -10,13 +10,10 @@ import pytest
 
 import humanoid_env  # noqa: F401
 from humanoid_env.envs.scenarios import make_scenario
-from humanoid_env.envs.seesaw import SeesawBody
 from humanoid_env.envs.seesaw_scenarios import SeesawPushScenario, SeesawSineScenario
 from training.evaluate import main
 
 ENV = "HumanoidWBCSeesaw-v0"
-
-needs_coupled = pytest.mark.skipif(SeesawBody is None, reason="wbc_layer has no SeesawBody")
 
 
 def run(scenario, seed: int = 0, **kwargs) -> tuple[dict, bool, dict]:
@@ -33,7 +30,6 @@ def run(scenario, seed: int = 0, **kwargs) -> tuple[dict, bool, dict]:
     return scenario.result(), fell, info
 
 
-@needs_coupled
 def test_push_short_form_coupled_survives():
     # Short form: stand 3 s, the paper's 100 N x 0.01 s lateral push, recover 2.5 s.
     result, fell, info = run(SeesawPushScenario(stand_s=3.0, recover_s=2.5), seesaw_model="coupled")
@@ -41,7 +37,6 @@ def test_push_short_form_coupled_survives():
     assert result["time_to_level_s"] < 2.0  # back within 1 degree of level (full run: 0.73 s)
 
 
-@needs_coupled
 def test_sine_short_form_coupled_tracks_within_5_mm():
     # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; issue target 5 mm.
     result, fell, _ = run(SeesawSineScenario(sine_s=4.0, settle_s=0.5), seesaw_model="coupled")

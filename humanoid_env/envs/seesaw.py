@@ -21,12 +21,7 @@ from humanoid_env.robot_config import (
     default_controller_config,
     foot_contacts,
 )
-from wbc_layer import ControllerConfig, WholeBodyController
-
-try:  # the coupled model (wbc_layer.environment_body); absent in older wbc_layer versions
-    from wbc_layer.environment_body import SeesawBody
-except ImportError:  # pragma: no cover - depends on the installed controller
-    SeesawBody = None
+from wbc_layer import ControllerConfig, SeesawBody, WholeBodyController
 
 SEESAW_MODELS = ("coupled", "rigid")
 #: The board-tilt target stays within this share of ``max_board_tilt_rad`` (a margin below termination).
@@ -231,8 +226,6 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         cfg = self.config
         self.seesaw = SeesawParameters.from_model(self.model)
         self.seesaw_model: str = cfg["seesaw_model"]
-        if self.seesaw_model == "coupled" and SeesawBody is None:
-            raise ValueError("seesaw_model='coupled' needs wbc_layer.environment_body.SeesawBody (not installed)")
         self._tilt_qpos = int(self.model.joint(SEESAW_TILT_JOINT).qposadr[0])
         self._tilt_dof = int(self.model.joint(SEESAW_TILT_JOINT).dofadr[0])
         self._slide_qpos = int(self.model.joint(SEESAW_SLIDE_JOINT).qposadr[0])
