@@ -6,9 +6,20 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robot_config import (
+    CONTROLLER_FRICTION,
+    FOOT_HALF_LENGTH,
+    FOOT_HALF_WIDTH,
+    default_controller_config,
+)
 from tests.conftest import standing_state
-from wbc_layer import ContactConfig, QPSolveError, WholeBodyController, solve_with_qpsolvers
+from wbc_layer import (
+    ContactConfig,
+    FramePositionTask,
+    QPSolveError,
+    WholeBodyController,
+    solve_with_qpsolvers,
+)
 from wbc_layer.qp_builder import contact_jacobians
 
 #: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (issue: 1e-8).
@@ -34,26 +45,64 @@ def test_solution_satisfies_the_floating_base_dynamics(mj_model, mj_data, bridge
     assert np.abs(_dynamics_residual(controller, result)).max() < DYNAMICS_TOL
 
 
+#: A row counts as active when its slack is below this [N, N m]. The solver's tolerance is 1e-9;
+#: on these states the active rows' slack is below 1e-11 and every other row's above 1 N (N m).
+ACTIVE_TOL = 1e-6
+#: A foot carrying less than this [N] is unloaded: at f = 0 all its rows are trivially active, so
+#: its rows do not count as "active" evidence.
+LOADED_N = 10.0
+
+
+def _demanding_tick(mj_model, mj_data, bridge, controller, seed):
+    """A standing state with velocities, a CoM reference 8 cm forward and 5 cm to the left (more
+    acceleration than the soles' CoP and friction can give), and a right-hand reach of 0.3 m at
+    kp = 1000 /s^2 (300 m/s^2, more than the 25 N m shoulder and the 88 N m waist can give)."""
+    standing_state(mj_model, mj_data, np.random.default_rng(seed), velocity_scale=0.3)
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot = controller.robot
+    robot.update(q, v)
+    controller.com_task.set_reference(robot.com + [0.08, 0.05, 0.0])
+    reach = FramePositionTask("reach", weight=1e3, kp=1000.0, kd=20.0, frame="right_hand")
+    reach.set_reference(robot.frame_placement("right_hand").translation + [0.3, 0.0, 0.0])
+    controller.add_task(reach)
+    return controller.compute(q, v)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_every_inequality_row_holds(mj_model, mj_data, bridge, controller, seed):
-    standing_state(mj_model, mj_data, np.random.default_rng(seed), velocity_scale=0.3)
-    # Ask for a large CoM acceleration so that CoP, friction and torque rows become active.
-    controller.com_task.set_reference(controller.robot.com + [0.08, 0.05, 0.0])
-    result = controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
+    """Every row of the QP holds, checked on the problem's rows and, independently of them, against
+    the physics they encode: the force inside the friction pyramid of CONTROLLER_FRICTION, the CoP
+    inside the FOOT_HALF_LENGTH x FOOT_HALF_WIDTH rectangle, the torques inside the actuator
+    limits. The references are demanding enough that on every state at least one CoP row and one
+    friction row of a loaded foot, and one torque-limit row, are active: the rows bind."""
+    result = _demanding_tick(mj_model, mj_data, bridge, controller, seed)
+    assert result.success
     problem = controller.last_problem
     x = np.concatenate([result.qdd, *result.contact_forces.values()])
     assert np.all(problem.G @ x <= problem.h + ROW_TOL)
+
     robot = controller.robot
-    assert np.all(result.tau <= robot.torque_max + ROW_TOL)
-    assert np.all(result.tau >= robot.torque_min - ROW_TOL)
-    for name, contact in controller.contacts.items():
-        G, h = contact.force_constraints(controller.config.friction_facets)
-        assert np.all(G @ result.contact_forces[name] <= h + ROW_TOL)
-        force = result.contact_forces[name]
-        assert force[2] >= -ROW_TOL
-        if force[2] > 1.0:  # [N]; the CoP of an unloaded foot is undefined
-            cop = np.array([-force[4], force[3]]) / force[2]
-            assert abs(cop[0]) <= contact.half_length + 1e-6 and abs(cop[1]) <= contact.half_width + 1e-6
+    tau_slack = np.minimum(robot.torque_max - result.tau, result.tau - robot.torque_min)  # [N m]
+    assert np.all(tau_slack >= -ROW_TOL), f"torque limit exceeded by {-tau_slack.min()} N m"
+    n = controller.config.friction_facets
+    angles = 2.0 * np.pi * np.arange(n) / n
+    friction_slack, cop_slack = [], []
+    for name in controller.contacts:
+        fx, fy, fz, mx, my, _ = result.contact_forces[name]
+        assert fz >= -ROW_TOL  # unilateral [N]
+        # Pyramid with n facets inscribed in the cone |f_t| <= mu f_z (seed 004), and the cone itself.
+        facets = CONTROLLER_FRICTION * np.cos(np.pi / n) * fz - (np.cos(angles) * fx + np.sin(angles) * fy)
+        assert np.all(facets >= -ROW_TOL), f"{name}: force outside the friction pyramid by {-facets.min()} N"
+        assert np.hypot(fx, fy) <= CONTROLLER_FRICTION * fz + ROW_TOL, f"{name}: force outside the cone"
+        # CoP (-m_y / f_z, m_x / f_z) inside the rectangle, written without dividing by f_z [N m].
+        cop = np.array([FOOT_HALF_LENGTH * fz - abs(my), FOOT_HALF_WIDTH * fz - abs(mx)])
+        assert np.all(cop >= -ROW_TOL), f"{name}: CoP outside the sole by {-cop.min()} N m (moment)"
+        if fz >= LOADED_N:
+            friction_slack.append(facets.min())
+            cop_slack.append(cop.min())
+    assert min(friction_slack) <= ACTIVE_TOL, f"no friction row active: slacks {friction_slack} N"
+    assert min(cop_slack) <= ACTIVE_TOL, f"no CoP row active: slacks {cop_slack} N m"
+    assert tau_slack.min() <= ACTIVE_TOL, f"no torque limit active: smallest slack {tau_slack.min()} N m"
 
 
 def test_active_cop_bound_is_reached_by_a_demanding_reference(mj_model, mj_data, bridge, controller):
