@@ -7,11 +7,15 @@ import subprocess
 import sys
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from wbc_layer import QPSolveError
+from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.sim_bridge import SimBridge
+from wbc_layer import QPSolveError, RobotModel, gravity_compensation
+from wbc_layer.controller import make_contact
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
 
@@ -179,20 +183,58 @@ def test_invalid_values_rejected(kwargs, message):
         make(**kwargs)
 
 
+#: Torques of the fallback equal the oracle's to this [N m]: both solve the same static QP to
+#: 1e-10 (proxqp); moving the waist and arms by 0.2 rad changes the static torques by > 0.5 N m.
+FALLBACK_TOL = 1e-6
+
+
 def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch):
+    """The QP solve fails inside the real compute(), after the model update: every physics step
+    applies the gravity-compensation torques of *that step's* state (the oracle: a separate robot
+    model and the static QP at the MuJoCo state the torques were applied at), reports "fallback",
+    and MuJoCo never receives a non-finite control."""
     env = make(**NO_PUSH)
     env.reset(seed=0)
-    controller = env.unwrapped.controller
+    u = env.unwrapped
+    controller = u.controller
+    # Move the waist and arms 0.2 rad away from where the controller's model was last updated
+    # (home, at reset), so that the state of the failing tick matters.
+    upper = u.bridge.joint_qpos[12:]
+    u.data.qpos[upper] = np.clip(u.data.qpos[upper] + 0.2, u.joint_low[12:], u.joint_high[12:])
+    mujoco.mj_forward(u.model, u.data)
 
-    def failing_compute(q, v):
-        raise QPSolveError("primal_infeasible", None)
+    def failing_solve(problem):
+        raise QPSolveError("primal_infeasible", problem.copy())
 
-    monkeypatch.setattr(controller, "compute", failing_compute)
+    monkeypatch.setattr(controller.solver, "solve", failing_solve)
+    monkeypatch.setattr(controller.limited_solver, "solve", failing_solve)
+    applied = []  # (qpos, qvel, tau, ctrl) at each physics step, as handed to MuJoCo
+    to_ctrl = u.bridge.torques_to_ctrl
+
+    def recording_to_ctrl(tau, ctrl):
+        state = (u.data.qpos.copy(), u.data.qvel.copy(), np.array(tau, dtype=float))
+        to_ctrl(tau, ctrl)
+        applied.append((*state, ctrl.copy()))
+
+    monkeypatch.setattr(u.bridge, "torques_to_ctrl", recording_to_ctrl)
     obs, _, terminated, _, info = env.step(np.zeros(4))
     assert info["wbc_status"] == "fallback"
-    assert info["wbc_fallbacks"] == env.unwrapped.frame_skip
-    assert not terminated and np.all(np.isfinite(obs))
-    np.testing.assert_allclose(env.unwrapped.last_tau, controller.gravity_compensation_torques(), atol=1e-6)
+    assert info["wbc_fallbacks"] == u.frame_skip == len(applied)
+    assert not terminated and np.all(np.isfinite(obs)) and np.all(np.isfinite(u.data.qacc))
+
+    oracle = RobotModel.from_mjcf(ROBOT_XML)
+    contacts = [make_contact(c) for c in default_controller_config().contacts]
+    bridge = SimBridge(u.model, oracle.joint_names)
+    for qpos, qvel, tau, ctrl in applied:
+        assert np.all(np.isfinite(ctrl))
+        oracle.update(*bridge.to_pinocchio(qpos, qvel))
+        expected = gravity_compensation(oracle, contacts, n_facets=controller.config.friction_facets).tau
+        expected = np.clip(expected, oracle.torque_min, oracle.torque_max)
+        np.testing.assert_allclose(tau, expected, rtol=0.0, atol=FALLBACK_TOL)
+    # The state mattered: at the home pose (the model's last update before the step) it differs.
+    oracle.update(*u._home_pinocchio())
+    at_home = gravity_compensation(oracle, contacts, n_facets=controller.config.friction_facets).tau
+    assert np.abs(applied[0][2] - at_home).max() > 0.5  # [N m]
 
 
 def test_nonfinite_state_ends_episode_without_nan_observation():
@@ -224,7 +266,11 @@ def test_rgb_array_render():
     assert std > 1.0  # not a blank image
 
 
-def test_render_error_is_clear_without_render_mode():
+def test_render_error_is_clear_without_render_mode(monkeypatch):
+    # render() without a render_mode returns None and warns (Gymnasium's logger) how to get frames.
+    monkeypatch.setattr(gym.logger, "min_level", gym.logger.WARN)  # another test may have muted it
     env = make()
     env.reset(seed=0)
-    assert env.unwrapped.render() is None
+    with pytest.warns(UserWarning, match=r"without a render_mode.*render_mode='rgb_array'") as caught:
+        frame = env.unwrapped.render()
+    assert frame is None and len(caught) == 1
