@@ -1,8 +1,9 @@
 """Helpers shared by the benchmarks: env ids, QP recording from env rollouts, statistics, JSON.
 
 Every benchmark prints a table and writes JSON holding its settings, the machine (processor,
-CPU count, load average at the start and the end: the numbers mean little on a loaded machine)
-and its results.
+CPU count, load average at the start and the end: the numbers mean little on a loaded machine),
+its provenance (git commit, package versions: :func:`training.provenance.provenance`) and its
+results.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
+from training.provenance import provenance
 from wbc_layer import QPProblem
 
 #: The project's env ids (DESIGN.md); a benchmark runs those registered in this checkout.
@@ -55,11 +57,12 @@ def stats(samples_us) -> dict[str, float]:
 def write_json(
     path: Path, settings: dict[str, Any], results: dict[str, Any], machine_start: dict[str, Any]
 ) -> None:
-    """Write ``{"settings", "machine": {..., "load_average_end"}, "results"}`` to ``path``."""
+    """Write ``{"settings", "machine": {..., "load_average_end"}, "provenance", "results"}`` to ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     info = {**machine_start, "load_average_end": machine()["load_average"]}
-    path.write_text(json.dumps({"settings": settings, "machine": info, "results": results}, indent=2))
+    record = {"settings": settings, "machine": info, "provenance": provenance(), "results": results}
+    path.write_text(json.dumps(record, indent=2))
     print(f"wrote {path}  (load average {machine_start['load_average']} -> {info['load_average_end']})")
 
 

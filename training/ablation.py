@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from training.provenance import provenance
+
 MODES = ("wbc", "pd", "torque")
 #: First reset seed of the evaluation episodes (training never resets with these).
 EVAL_SEED = 100_000
@@ -179,6 +181,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    run_provenance = provenance()  # the tree as the ablation starts (cached for the process)
     if args.report_only:
         write_report(json.loads((args.out / "results.json").read_text()), args.out)
         print(f"ablation: {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
@@ -223,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         "nominal": {"summary": nominal["summary"], "episodes": nominal["episodes"]},
         "runs": runs,
         "summary": aggregate(runs),
+        "provenance": run_provenance,
     }
     write_report(results, args.out)
     print(f"\n{'mode':<8}" + "".join(f"{k:>16}" for k in ("return", "length", "fell")))

@@ -38,6 +38,7 @@ import numpy as np
 import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.envs.scenarios import Scenario, make_scenario
 from training.metrics import metrics_for, summarise
+from training.provenance import provenance
 
 Policy = Callable[[np.ndarray, gym.Env], np.ndarray]
 
@@ -315,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     except (EvaluationError, ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    result["provenance"] = provenance()
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2))
     print(f"{args.env} / {args.policy}: {len(result['episodes'])} episode(s) -> {args.json}")

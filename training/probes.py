@@ -38,6 +38,7 @@ import numpy as np
 import humanoid_env  # noqa: F401  (registers the env ids)
 from training.evaluate import evaluate
 from training.metrics import summarise
+from training.provenance import provenance
 from training.shipped import TABLE_METRICS
 
 #: ``probe(env) -> action`` of one step (``env`` unwrapped).
@@ -143,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results, TABLE_METRICS.get(args.env, ("return", "fell"))))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        record = {"env": args.env, "seed": args.seed, "episodes": args.episodes, "probes": results}
+        record = {
+            "env": args.env, "seed": args.seed, "episodes": args.episodes, "probes": results,
+            "provenance": provenance(),
+        }  # fmt: skip
         args.json.write_text(json.dumps(record, indent=1))
     return 0
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from training.evaluate import evaluate
+from training.provenance import provenance
 from training.train import (
     BEST_DIR,
     BEST_MODEL_FILE,
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(comparison))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(comparison, indent=2))
+        args.json.write_text(json.dumps({**comparison, "provenance": provenance()}, indent=2))
     return 0
 
 

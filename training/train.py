@@ -46,6 +46,7 @@ import yaml
 
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
+from training.provenance import provenance
 
 if TYPE_CHECKING:
     from training.evaluate import RunFiles
@@ -230,6 +231,7 @@ def train(
     from stable_baselines3.common.vec_env import VecNormalize
 
     algo_cls = {"ppo": PPO, "sac": SAC}[algo]
+    run_provenance = provenance()  # the tree as training starts
     env_kwargs = dict(config["env_kwargs"])
     venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=run_dir / "monitor")
     eval_env = None
@@ -294,6 +296,7 @@ def train(
         "interrupted": interrupted,
         "model": MODEL_FILE,
         "vecnormalize": VECNORM_FILE if config["normalize"] else None,
+        "provenance": run_provenance,
     }
     (run_dir / INFO_FILE).write_text(json.dumps(info, indent=2))
     for env in (venv, eval_env):

@@ -24,6 +24,7 @@ from pathlib import Path  # noqa: E402
 
 from training import train  # noqa: E402
 from training.evaluate import EvaluationError, evaluate  # noqa: E402
+from training.provenance import provenance  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
@@ -79,7 +80,7 @@ def main() -> int:
         "nominal": evaluate(ENV_ID, "nominal", EVAL_EPISODES, EVAL_SEED, plot=RUN_DIR / "eval_nominal.png"),
     }
     for name, result in results.items():
-        (RUN_DIR / f"eval_{name}.json").write_text(json.dumps(result, indent=2))
+        (RUN_DIR / f"eval_{name}.json").write_text(json.dumps({**result, "provenance": provenance()}, indent=2))
 
     print(f"\n{'metric':<22}{'trained':>14}{'nominal':>14}")
     for key in results["trained"]["summary"]:

@@ -32,6 +32,7 @@ import yaml
 
 from training.ablation import MODES, finished
 from training.ablation import train_command as ablation_train_command
+from training.provenance import provenance
 
 #: First reset seed of the tuning evaluations (the ablation evaluates from 100000).
 TUNE_EVAL_SEED = 200_000
@@ -126,6 +127,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    run_provenance = provenance()  # the tree as tuning starts (cached for the process)
     from training.config import yaml_load
     from training.evaluate import evaluate
 
@@ -151,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {
         "env": args.env, "algo": args.algo, "param": args.param, "labels": list(values), "modes": args.modes,
         "timesteps": args.timesteps, "seed": args.seed, "eval_episodes": args.eval_episodes,
-        "eval_seed": TUNE_EVAL_SEED, "runs": runs, "picks": picks,
+        "eval_seed": TUNE_EVAL_SEED, "runs": runs, "picks": picks, "provenance": run_provenance,
     }  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
