@@ -18,7 +18,7 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 setup: $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 train: $(STAMP)
 	$(PY) -m training.train_default

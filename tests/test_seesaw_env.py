@@ -121,7 +121,7 @@ def test_reward_is_exact_sum_of_terms_and_info_keys():
         for value in terms.values():
             total += value
         assert reward == total
-        for key in ("com", "com_ref", "contact_forces", "contact_force_targets", "wbc_status", "wbc_solve_time_us",
+        for key in ("com", "com_ref", "contact_forces", "contact_force_targets", "wbc_status",
                     "board_angle_rad", "board_rate_radps", "board_acceleration_pred", "board_rolling_error_m",
                     "pushes_total", "pushes_survived", "wbc_fallbacks"):
             assert key in info

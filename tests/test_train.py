@@ -148,7 +148,7 @@ def policy_weights(model_zip: Path) -> np.ndarray:
 
 
 def test_the_same_seed_trains_the_same_policy(tmp_path):
-    # Same seed: the same weights up to float rounding (the QP solvers' sums are not bit-exact from
+    # Same seed, same machine: the same weights up to float rounding (the QP solvers' sums are not bit-exact from
     # run to run; measured 3e-8 after 256 steps), far below the 1e-2 and more by which another
     # seed's initialisation differs. A seed that did not reach the policy or an env worker fails.
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):

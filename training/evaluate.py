@@ -91,9 +91,19 @@ def find_run_files(spec: str | Path) -> RunFiles:
     return RunFiles(path, vecnormalize, config)
 
 
+#: torch intra-op threads while acting: the policies are small MLPs (one action takes about 0.5 ms
+#: on one thread); with two threads on a loaded 2-core machine one took 8 ms (measured), as the
+#: threads wait for each other. Set for the process when a model is loaded.
+POLICY_TORCH_THREADS = 1
+
+
 def load_model_policy(files: RunFiles) -> Policy:
-    """Deterministic SB3 policy of ``files.model``, normalising observations as in training."""
+    """Deterministic SB3 policy of ``files.model``, normalising observations as in training.
+    Sets torch to :data:`POLICY_TORCH_THREADS` threads for the process."""
+    import torch
     from stable_baselines3 import PPO, SAC
+
+    torch.set_num_threads(POLICY_TORCH_THREADS)
 
     classes = {"ppo": PPO, "sac": SAC}
     algo = files.config.get("algo")
@@ -162,6 +172,7 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     plot: Path | None = None,
     scenario: str | None = None,
+    on_reset: Callable[[gym.Env, int], None] | None = None,
 ) -> dict[str, Any]:
     """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record.
 
@@ -173,6 +184,8 @@ def evaluate(
     an episode ends when the script does (or earlier on termination or ``max_steps``), and its
     metrics are merged into each episode's record (replacing the env's generic ones of the same
     name).
+    ``on_reset(env, episode_seed)``, if given, runs right after each episode's reset (a policy's
+    per-episode state, a perturbation of the initial state: see :mod:`training.comparison`).
     """
     if episodes < 1:
         raise EvaluationError(f"--episodes must be >= 1, got {episodes}")
@@ -199,6 +212,7 @@ def evaluate(
         make_kwargs.update(files.config.get("config", {}).get("env_kwargs", {}))
     make_kwargs.update(env_kwargs or {})
     used_kwargs = dict(make_kwargs)
+    make_kwargs.setdefault("timing_in_info", True)  # for wbc_solve_us_median; never changes the rollout
     if max_steps is not None:
         make_kwargs["max_episode_steps"] = int(max_steps)
     if video is not None:
@@ -212,6 +226,8 @@ def evaluate(
     try:
         for i in range(episodes):
             obs, _ = env.reset(seed=seed + i)
+            if on_reset is not None:
+                on_reset(env, seed + i)
             metrics = metrics_for(env_id)
             if video is not None and i == 0:
                 frames.append(env.render())

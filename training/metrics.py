@@ -26,11 +26,18 @@ class EpisodeMetrics:
 
 class BalanceMetrics(EpisodeMetrics):
     """``HumanoidWBC-v0``: com_rmse_m [m] (CoM vs the task's target, every env step),
-    pushes_survived, pushes_total, wbc_fallbacks (physics steps), wbc_solve_us_median [us]."""
+    com_error_median_5s_m [m] (the median over the first ``EARLY_S`` = 5 s of the CoM's distance to
+    the target: the typical tracking error while the robot stands, which neither a fall's last
+    steps nor a late drift move), pushes_survived,
+    pushes_total, wbc_fallbacks (physics steps), wbc_solve_us_median [us] (NaN unless the env was
+    made with ``timing_in_info=True``)."""
+
+    EARLY_S = 5.0
 
     def __init__(self) -> None:
         super().__init__()
         self.com_sq_errors: list[float] = []
+        self.early_com_errors: list[float] = []
         self.solve_us: list[float] = []
         self.fallbacks = 0
         self.pushes_total = 0
@@ -41,7 +48,9 @@ class BalanceMetrics(EpisodeMetrics):
         error = np.asarray(info["com"], dtype=float) - np.asarray(info["com_ref"], dtype=float)
         if not info.get("nonfinite_state", False):
             self.com_sq_errors.append(float(error @ error))
-        if info["wbc_status"] == "solved":
+            if float(info["time"]) <= self.EARLY_S + 1e-9:
+                self.early_com_errors.append(float(np.sqrt(error @ error)))
+        if info["wbc_status"] == "solved" and "wbc_solve_time_us" in info:
             self.solve_us.append(float(info["wbc_solve_time_us"]))
         self.fallbacks += int(info.get("wbc_fallbacks", info["wbc_status"] == "fallback"))
         self.pushes_total = int(info["pushes_total"])
@@ -50,41 +59,45 @@ class BalanceMetrics(EpisodeMetrics):
     def result(self) -> dict[str, Any]:
         return {
             **super().result(),
-            "com_rmse_m": float(np.sqrt(np.mean(self.com_sq_errors))) if self.com_sq_errors else float("nan"),
+            "com_rmse_m": _rms(self.com_sq_errors),
+            "com_error_median_5s_m": float(np.median(self.early_com_errors)) if self.early_com_errors else float("nan"),
             "pushes_survived": self.pushes_survived,
             "pushes_total": self.pushes_total,
             "wbc_fallbacks": self.fallbacks,
-            "wbc_solve_us_median": float(np.median(self.solve_us)) if self.solve_us else 0.0,
+            "wbc_solve_us_median": float(np.median(self.solve_us)) if self.solve_us else float("nan"),
         }
 
 
 class WallMetrics(BalanceMetrics):
     """``HumanoidWBCWall-v0``: BalanceMetrics plus ``hand_force_rmse_n`` [N] (the MuJoCo-measured
     hand normal force vs the task's commanded one, every env step from ``SETTLE_S`` = 1 s on, when
-    the force's first ramp is over), ``hand_contact_lost_s`` [s] (total time without the wall),
-    and ``com_rmse_m`` also from ``SETTLE_S`` on."""
+    the force's first ramp is over), ``hand_force_median_error_n`` [N] (the median of the same
+    absolute error: the typical regulation error, which the few steps of a fall do not move),
+    ``hand_contact_lost_s`` [s] (total time without the wall), and ``com_rmse_m`` and
+    ``com_error_median_5s_m`` also from ``SETTLE_S`` on."""
 
     SETTLE_S = 1.0
 
     def __init__(self) -> None:
         super().__init__()
-        self.force_sq_errors: list[float] = []
+        self.force_errors: list[float] = []
         self.lost_s = 0.0
 
     def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
         settled = float(info["time"]) >= self.SETTLE_S
-        count = len(self.com_sq_errors)
+        counts = len(self.com_sq_errors), len(self.early_com_errors)
         super().step(reward, terminated, info)
         if not settled:
-            del self.com_sq_errors[count:]
+            del self.com_sq_errors[counts[0] :], self.early_com_errors[counts[1] :]
         elif not info.get("nonfinite_state", False):
-            self.force_sq_errors.append((float(info["hand_force_n"]) - float(info["hand_force_command_n"])) ** 2)
+            self.force_errors.append(abs(float(info["hand_force_n"]) - float(info["hand_force_command_n"])))
         self.lost_s = float(info["hand_contact_lost_total_s"])
 
     def result(self) -> dict[str, Any]:
         return {
             **super().result(),
-            "hand_force_rmse_n": float(np.sqrt(np.mean(self.force_sq_errors))) if self.force_sq_errors else float("nan"),
+            "hand_force_rmse_n": _rms(np.square(self.force_errors)),
+            "hand_force_median_error_n": float(np.median(self.force_errors)) if self.force_errors else float("nan"),
             "hand_contact_lost_s": self.lost_s,
         }
 
@@ -108,6 +121,11 @@ class SeesawMetrics(BalanceMetrics):
             **super().result(),
             "board_angle_rms_rad": float(np.sqrt(np.mean(self.board_sq))) if self.board_sq else float("nan"),
         }
+
+
+def _rms(squares) -> float:
+    """Root of the mean of ``squares``; NaN when there are none."""
+    return float(np.sqrt(np.mean(squares))) if len(squares) else float("nan")
 
 
 #: env id -> metrics class; ids not listed get :class:`EpisodeMetrics`.

@@ -114,8 +114,9 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     WBC's CoM reference [m], ``contact_forces`` {left_foot, right_foot: (3,) world [N]},
     ``contact_force_targets`` {name: normal force [N]} (empty outside wbc mode), ``wbc_status``
     ("solved" / "fallback" / "off"), ``wbc_fallbacks`` (physics steps in fallback this env step),
-    ``wbc_solve_time_us`` (mean QP time this step; 0 when ``timing_in_info=False``, which makes
-    ``info`` reproducible for checkers), ``fell``, ``nonfinite_state``, ``time`` [s],
+    ``wbc_solve_time_us`` (mean QP time this step [us], wall-clock: only with
+    ``timing_in_info=True``, off by default so that two identical steps give the same ``info``, as
+    env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``, ``time`` [s],
     ``push_force`` (3,) [N], ``pushes_total``, ``pushes_survived``, ``reward_<name>``.
 
     ## Scripted scenario
@@ -137,7 +138,7 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
     ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "proxsuite" (or
-    "daqp", see Reproducibility). Unknown keywords raise ``ValueError``
+    "daqp", see Reproducibility), ``timing_in_info`` = False (see info). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
     """

@@ -317,7 +317,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self._hand_force_measured = self._hand_normal_force()
         obs = self._observation()
         self._last_obs = obs
-        info = self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=0.0)
+        info = self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=None)
         return obs.copy(), info
 
     # -- the task -------------------------------------------------------------------------

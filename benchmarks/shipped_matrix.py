@@ -1,0 +1,162 @@
+"""The shipped-policy checks under a perturbation matrix: does each verdict hold on any machine?
+
+For every env with a shipped policy and every cell of :data:`training.comparison.PERTURBATIONS`
+(the reference; the other QP solver; 1e-9 relative noise on the initial state; one BLAS/OpenMP/
+torch thread instead of two), one process rolls out the nominal controller, the shipped policy
+and the two negative controls on the CI check's seeds (``training.shipped.CHECK_PROTOCOL``) and
+judges each against the nominal controller by the env's claim (``training.shipped.CLAIMS``).
+Wanted: the shipped policy passes in every cell, both controls fail in every cell.
+
+    python -m benchmarks.shipped_matrix                  # every env and cell, 2 processes at a time
+    python -m benchmarks.shipped_matrix --envs HumanoidWBC-v0 --cells reference one_thread
+
+Writes ``results/shipped_checks/matrix.json`` (committed: the evidence behind the CI check) with
+each cell's verdicts, per-episode records and the threads the cell ran with, and prints a table.
+About 40 minutes on 2 idle cores at the default sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_JSON = ROOT / "results" / "shipped_checks" / "matrix.json"
+
+
+def cell_environment(perturbation: str) -> dict[str, str]:
+    """This process's environment with the cell's thread count (one for ``one_thread``)."""
+    from training.comparison import DEFAULT_THREADS, thread_environment
+
+    threads = 1 if perturbation == "one_thread" else DEFAULT_THREADS
+    return {**os.environ, **thread_environment(threads)}
+
+
+def run_cell(env_id: str, perturbation: str, episodes: int | None) -> dict[str, Any]:
+    """One cell in a fresh process (threads are fixed when numpy and torch load)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cell.json"
+        command = [sys.executable, "-m", "benchmarks.shipped_matrix", "--cell", env_id, perturbation, "--out", str(out)]
+        if episodes is not None:
+            command += ["--episodes", str(episodes)]
+        start = time.perf_counter()
+        proc = subprocess.run(command, cwd=ROOT, env=cell_environment(perturbation), capture_output=True, text=True)
+        if proc.returncode != 0:
+            return {"env": env_id, "perturbation": perturbation, "error": proc.stderr[-3000:]}
+        cell = json.loads(out.read_text())
+    cell["seconds"] = round(time.perf_counter() - start, 1)
+    print(f"  {env_id} / {perturbation}: {cell_line(cell)}  ({cell['seconds']:.0f} s)", flush=True)
+    return cell
+
+
+def cell_main(env_id: str, perturbation: str, out: Path, episodes: int | None) -> None:
+    """Inside a cell's process: the comparison with its negative controls, written to ``out``."""
+    from training.comparison import threads_in_use
+    from training.shipped import CHECK_PROTOCOL, compare
+
+    default_episodes, seed, max_steps = CHECK_PROTOCOL[env_id]
+    result = compare(env_id, episodes or default_episodes, seed, max_steps, perturbation, controls=True)
+    result["threads"] = threads_in_use()
+    out.write_text(json.dumps(result))
+
+
+def expected(cell: dict[str, Any]) -> bool:
+    """The shipped policy passes and every negative control fails."""
+    if "error" in cell:
+        return False
+    return cell["verdict"]["passed"] and not any(c["verdict"]["passed"] for c in cell["controls"].values())
+
+
+def cell_line(cell: dict[str, Any]) -> str:
+    if "error" in cell:
+        return "ERROR " + cell["error"].strip().splitlines()[-1]
+    parts = [f"shipped {_verdict_text(cell['verdict'])}"]
+    parts += [f"{name} {_verdict_text(c['verdict'])}" for name, c in cell["controls"].items()]
+    return "; ".join(parts) + ("" if expected(cell) else "   <-- NOT AS EXPECTED")
+
+
+def _verdict_text(verdict: dict[str, Any]) -> str:
+    status = "pass" if verdict["passed"] else "FAIL"
+    return (
+        f"{status} ({verdict['claim']['metric']} {verdict['metric_difference']:+.3g} up {verdict['metric_upper_bound']:+.3g}, "
+        f"falls {verdict['fall_difference']:+.2f} up {verdict['fall_upper_bound']:+.2f})"
+    )
+
+
+def markdown(cells: list[dict[str, Any]]) -> str:
+    """One row per cell: the upper bounds of the shipped policy and of each control."""
+    lines = [
+        "| env | cell | shipped: metric / falls upper bound | noisy nominal | offset policy | as expected |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cell in cells:
+        if "error" in cell:
+            lines.append(f"| {cell['env']} | {cell['perturbation']} | error | | | no |")
+            continue
+        row = [cell["verdict"], cell["controls"]["noisy_nominal"]["verdict"], cell["controls"]["offset_policy"]["verdict"]]
+        text = [
+            f"{'pass' if v['passed'] else 'fail'}: {v['metric_upper_bound']:+.3g} / {v['fall_upper_bound']:+.2f}" for v in row
+        ]
+        lines.append(f"| {cell['env']} | {cell['perturbation']} | " + " | ".join(text) + f" | {'yes' if expected(cell) else 'NO'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from training.comparison import PERTURBATIONS
+    from training.shipped import CHECK_PROTOCOL, CLAIMS, policy_dir, shipped_envs
+    from training.train import MODEL_FILE
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.shipped_matrix", description=__doc__.splitlines()[0])
+    parser.add_argument("--envs", nargs="+", default=None, help="default: every env with a shipped policy")
+    parser.add_argument("--cells", nargs="+", choices=PERTURBATIONS, default=list(PERTURBATIONS))
+    parser.add_argument("--episodes", type=int, default=None, help="default: the CI check's (CHECK_PROTOCOL)")
+    parser.add_argument("--jobs", type=int, default=2, help="cells run at once (one process each)")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--cell", nargs=2, metavar=("ENV", "PERTURBATION"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.cell:
+        cell_main(args.cell[0], args.cell[1], args.out, args.episodes)
+        return 0
+
+    from training.provenance import provenance
+
+    envs = args.envs or shipped_envs()
+    jobs = [(env_id, cell) for env_id in envs for cell in args.cells]
+    print(f"{len(jobs)} cells, {args.jobs} at a time", flush=True)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        cells = list(pool.map(lambda job: run_cell(*job, args.episodes), jobs))
+    table = markdown(cells)
+    print("\n" + table)
+    record = {
+        "settings": {
+            "envs": envs,
+            "cells": args.cells,
+            "episodes": args.episodes,
+            "protocol": {env_id: CHECK_PROTOCOL[env_id] for env_id in envs},
+            "claims": {env_id: asdict(CLAIMS[env_id]) for env_id in envs},
+            "policy_sha256": {env_id: hashlib.sha256((policy_dir(env_id) / MODEL_FILE).read_bytes()).hexdigest() for env_id in envs},
+        },
+        "provenance": provenance(),
+        "all_as_expected": all(expected(cell) for cell in cells),
+        "table": table,
+        "cells": cells,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(record, indent=1))
+    print(f"wrote {args.json}; every cell as expected: {record['all_as_expected']}")
+    return 0 if record["all_as_expected"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
