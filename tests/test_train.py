@@ -88,7 +88,8 @@ def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path, monkeypatch):
     comparison = shipped.compare(ENV, episodes=1, seed=0)
     assert comparison["trained"]["episodes"][0]["return"] == pytest.approx(episode["return"], abs=1e-9)
     assert comparison["nominal"]["episodes"][0]["length"] == 40  # nominal ran with the policy's env kwargs
-    assert "| **fall rate** |" in shipped.markdown_table(comparison)
+    assert f"| **{shipped.CLAIMS[ENV].metric}** |" in shipped.markdown_table(comparison)  # the claim's metric
+    assert comparison["verdict"]["claim"]["metric"] == shipped.CLAIMS[ENV].metric
 
 
 def test_bad_env_kwarg_fails_before_training(tmp_path):
