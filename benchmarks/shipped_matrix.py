@@ -113,8 +113,8 @@ def markdown(cells: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from training.comparison import PERTURBATIONS
+    from training.run_folder import MODEL_FILE
     from training.shipped import CHECK_PROTOCOL, CLAIMS, policy_dir, shipped_envs
-    from training.train import MODEL_FILE
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.shipped_matrix", description=__doc__.splitlines()[0])
     parser.add_argument("--envs", nargs="+", default=None, help="default: every env with a shipped policy")

@@ -56,12 +56,12 @@ def test_scripted_policy_rejects_an_unknown_scenario(tmp_path):
 
 
 def test_unknown_policy_path_is_rejected():
-    with pytest.raises(EvaluationError, match="must be 'nominal', 'scripted' or an existing model file"):
+    with pytest.raises(EvaluationError, match="must be 'nominal', 'scripted', a model file or a run folder: .* is neither"):
         evaluate("HumanoidWBC-v0", "no/such/model.zip", episodes=1, seed=0, max_steps=2)
 
 
 def test_a_run_folder_or_its_best_folder_resolves_to_model_statistics_and_config(tmp_path):
-    from training.evaluate import find_run_files
+    from training.run_folder import RunFolderError, find_run_files
 
     run = tmp_path / "run"
     (run / "best").mkdir(parents=True)
@@ -72,7 +72,7 @@ def test_a_run_folder_or_its_best_folder_resolves_to_model_statistics_and_config
         files = find_run_files(folder)
         assert files.model == run / model and files.vecnormalize == (run / model).parent / "vecnormalize.pkl"
         assert files.config["algo"] == "ppo"  # best/ takes its run's config
-    with pytest.raises(EvaluationError, match="without model.zip or best_model.zip"):
+    with pytest.raises(RunFolderError, match="without model.zip or best_model.zip"):
         find_run_files(tmp_path)
 
 

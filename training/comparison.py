@@ -299,7 +299,8 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perturbation", choices=PERTURBATIONS, default="reference")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    from training.evaluate import EvaluationError, find_run_files, load_policy
+    from training.evaluate import EvaluationError, load_policy
+    from training.run_folder import RunFolderError, find_run_files
 
     try:
         claim = Claim(args.metric, args.metric_margin, args.fall_margin, args.confidence)
@@ -310,7 +311,7 @@ def _main(argv: list[str] | None = None) -> int:
             for who, spec in (("baseline", args.baseline), ("candidate", args.candidate))
         }
         verdict = judge(records["baseline"]["episodes"], records["candidate"]["episodes"], claim)
-    except (EvaluationError, ValueError) as err:
+    except (EvaluationError, RunFolderError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"{args.env}: {args.candidate} vs {args.baseline}; claim: {claim.describe()}\n{verdict.summary()}")

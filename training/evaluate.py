@@ -25,10 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,59 +34,17 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
-from humanoid_env.envs.scenarios import Scenario, make_scenario
+from humanoid_env.envs.scenario import Scenario
+from humanoid_env.envs.scenarios import make_scenario
 from training.metrics import metrics_for, summarise
 from training.provenance import provenance
+from training.run_folder import RunFiles, RunFolderError, find_run_files
 
 Policy = Callable[[np.ndarray, gym.Env], np.ndarray]
 
 
 class EvaluationError(RuntimeError):
     """A policy or option cannot be used; the message says why."""
-
-
-@dataclass
-class RunFiles:
-    """A saved model and what came with it from its run folder."""
-
-    model: Path
-    vecnormalize: Path | None = None
-    config: dict[str, Any] = field(default_factory=dict)
-
-
-def find_run_files(spec: str | Path) -> RunFiles:
-    """A run folder or model zip -> the model, its VecNormalize statistics and its run config.
-
-    A folder: its ``model.zip`` (a run folder) or ``best_model.zip`` (a run's ``best/``).
-    Statistics: ``vecnormalize.pkl`` beside the zip, or SB3's checkpoint name
-    ``<prefix>_vecnormalize_<N>_steps.pkl`` for ``<prefix>_<N>_steps.zip``. Config: ``config.yaml``
-    in the zip's folder or its parent (``best/``, ``checkpoints/`` are inside the run folder).
-    """
-    from training.train import BEST_MODEL_FILE, CONFIG_FILE, MODEL_FILE, VECNORM_FILE, read_run_config
-
-    path = Path(spec)
-    if path.is_dir():
-        zips = [path / name for name in (MODEL_FILE, BEST_MODEL_FILE) if (path / name).is_file()]
-        if not zips:
-            raise EvaluationError(
-                f"{path} is a folder without {MODEL_FILE} or {BEST_MODEL_FILE}: not a training run or its best/"
-            )
-        path = zips[0]
-    elif not path.is_file():
-        raise EvaluationError(
-            f"--policy must be 'nominal', 'scripted' or an existing model file or run folder, got {str(spec)!r}"
-        )
-    candidates = [path.parent / VECNORM_FILE]
-    match = re.fullmatch(r"(.*)_(\d+)_steps", path.stem)
-    if match:
-        candidates.insert(0, path.parent / f"{match[1]}_vecnormalize_{match[2]}_steps.pkl")
-    vecnormalize = next((c for c in candidates if c.is_file()), None)
-    config: dict[str, Any] = {}
-    for folder in (path.parent, path.parent.parent):
-        if (folder / CONFIG_FILE).is_file():
-            config = read_run_config(folder)
-            break
-    return RunFiles(path, vecnormalize, config)
 
 
 #: torch intra-op threads while acting: the policies are small MLPs (one action takes about 0.5 ms
@@ -144,7 +100,11 @@ def load_policy(spec: str) -> Policy:
     if spec == "scripted":
         # The scenario drives the env through its hook (see evaluate()); the action is zero.
         return lambda obs, env: np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
-    return load_model_policy(find_run_files(spec))
+    try:
+        files = find_run_files(spec)
+    except RunFolderError as err:
+        raise EvaluationError(f"--policy must be 'nominal', 'scripted', a model file or a run folder: {err}") from None
+    return load_model_policy(files)
 
 
 def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
@@ -204,7 +164,10 @@ def evaluate(
     elif policy in ("nominal", "scripted"):
         act = load_policy(policy)
     else:
-        files = find_run_files(policy)
+        try:
+            files = find_run_files(policy)
+        except RunFolderError as err:
+            raise EvaluationError(f"--policy must be 'nominal', 'scripted', a model file or a run folder: {err}") from None
         act = load_model_policy(files)
         trained_on = files.config.get("env")
         if trained_on is not None and trained_on != env_id.split(":")[-1]:

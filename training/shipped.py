@@ -27,7 +27,7 @@ from typing import Any
 from training.comparison import Claim, NoisyNominal, OffsetPolicy, judge, rollouts
 from training.evaluate import Policy, load_policy
 from training.provenance import provenance
-from training.train import (
+from training.run_folder import (
     BEST_DIR,
     BEST_MODEL_FILE,
     COMMAND_FILE,

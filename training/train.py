@@ -39,27 +39,26 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
-import yaml
 
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
 from training.provenance import provenance
+from training.run_folder import (
+    BEST_DIR,
+    COMMAND_FILE,
+    CONFIG_FILE,
+    INFO_FILE,
+    MODEL_FILE,
+    VECNORM_FILE,
+    RunFiles,
+    RunFolderError,
+    find_run_files,
+    write_run_config,
+)
 
-if TYPE_CHECKING:
-    from training.evaluate import RunFiles
-
-#: Files of a run folder (training.evaluate reads the same names).
-MODEL_FILE = "model.zip"
-BEST_DIR = "best"  # the periodic evaluation's best model, with its statistics
-BEST_MODEL_FILE = "best_model.zip"  # in BEST_DIR, written by SB3's EvalCallback
-VECNORM_FILE = "vecnormalize.pkl"
-CONFIG_FILE = "config.yaml"
-COMMAND_FILE = "command.txt"
-INFO_FILE = "train_info.json"
-#: Seed offset of the evaluation env, so that it never replays a training episode.
 EVAL_SEED_OFFSET = 10_000
 
 
@@ -151,44 +150,20 @@ def prepare_run_dir(run_dir: Path, overwrite: bool) -> Path:
     return run_dir
 
 
-def write_run_config(
-    run_dir: Path, env_id: str, algo: str, seed: int, config_file: str | None, config: dict
-) -> None:
-    import stable_baselines3
-
-    record = {
-        "env": env_id,
-        "algo": algo,
-        "seed": seed,
-        "config_file": config_file,
-        "stable_baselines3": stable_baselines3.__version__,
-        "config": config,
-    }
-    (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(record, sort_keys=False))
-
-
-def read_run_config(run_dir: Path) -> dict[str, Any]:
-    """The ``config.yaml`` record of a run folder (``{}`` when absent)."""
-    path = Path(run_dir) / CONFIG_FILE
-    return yaml.safe_load(path.read_text()) if path.is_file() else {}
-
-
 #: policy_kwargs that only initialise the network (a run trained on from a saved model ignores them).
 INIT_ONLY_POLICY_KWARGS = ("log_std_init", "ortho_init")
 
 
 def check_init_from(spec: str | Path, algo: str, config: dict[str, Any], env: gym.Env):
-    """The saved model to train on from (``--init-from``): its files (``training.evaluate.RunFiles``).
+    """The saved model to train on from (``--init-from``): its files (``training.run_folder.RunFiles``).
 
     Raises ``ConfigError`` naming what differs: no model there, another algorithm, another network
     (``policy_kwargs`` other than the initialisation-only ones), observation or action shapes
     other than ``env``'s (the env made with this run's keywords), or normalisation statistics missing.
     """
-    from training.evaluate import EvaluationError, find_run_files
-
     try:
         files = find_run_files(spec)
-    except EvaluationError as err:
+    except RunFolderError as err:
         raise ConfigError(f"--init-from: {err}") from None
     saved = files.config
     if saved.get("algo") not in (None, algo):

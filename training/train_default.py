@@ -25,6 +25,7 @@ from pathlib import Path  # noqa: E402
 from training import train  # noqa: E402
 from training.evaluate import EvaluationError, evaluate  # noqa: E402
 from training.provenance import provenance  # noqa: E402
+from training.run_folder import CONFIG_FILE, INFO_FILE, MODEL_FILE, VECNORM_FILE  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
@@ -87,10 +88,10 @@ def main() -> int:
         print(
             f"{key:<22}{results['trained']['summary'][key]:>14.5g}{results['nominal']['summary'][key]:>14.5g}"
         )
-    info = json.loads((RUN_DIR / train.INFO_FILE).read_text())
+    info = json.loads((RUN_DIR / INFO_FILE).read_text())
     print(f"\ntrain_default: {info['timesteps']} steps at {info['steps_per_s']:.0f} steps/s; training {trained_s:.0f} s, "
           f"total {time.perf_counter() - start:.0f} s")  # fmt: skip
-    print(f"  model:        {RUN_DIR / train.MODEL_FILE} (+ {train.VECNORM_FILE}, {train.CONFIG_FILE})")
+    print(f"  model:        {RUN_DIR / MODEL_FILE} (+ {VECNORM_FILE}, {CONFIG_FILE})")
     print(f"  metrics:      {RUN_DIR / 'eval_trained.json'}, {RUN_DIR / 'eval_nominal.json'}")
     print(f"  plots:        {results['trained']['plot']}, {results['nominal']['plot']}")
     print(f"  video:        {results['trained'].get('video', 'none (offscreen rendering unavailable)')}")

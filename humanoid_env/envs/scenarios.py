@@ -1,22 +1,8 @@
 """Scripted scenarios: the experiments of seed 001 (partial force control) as env drivers.
 
-A scenario drives an environment through the hook of
-:meth:`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario`::
-
-    env = gym.make("HumanoidWBCWall-v0", **scenario.env_kwargs)
-    env.unwrapped.set_scenario(scenario)
-    obs, _ = env.reset(seed=0)              # calls scenario.reset(env)
-    while not scenario.finished(env.unwrapped):
-        obs, *_ = env.step(scenario.action(obs, env))
-    print(scenario.result())               # the scenario's metrics
-
-At every physics step the env calls ``scenario.update_task(env, time, dt)`` instead of its
-task's own update (the scenario sets ``env.com_target`` and the task's commands, and records
-what it measures), then, in wbc mode, ``scenario.update_controller(env, time, dt)`` after the
-env handed its references to the WBC and before the QP is solved (the scenario may switch
-contacts, set force targets, add tasks on ``env.controller``). The policy's action is zero:
-every reference comes from the script. ``python -m training.evaluate --policy scripted`` runs
-these (``--scenario`` picks a variant, see :data:`SCENARIOS`).
+Each is a :class:`humanoid_env.envs.scenario.Scenario` (the hook the envs call, described
+there). ``python -m training.evaluate --policy scripted`` runs these (``--scenario`` picks a
+variant, see :data:`SCENARIOS`).
 
 - :class:`WallLeanScenario` (``HumanoidWBCWall-v0``, ``lean``): the paper's wall experiment.
 - :class:`ContactSwitchScenario` (``HumanoidWBC-v0``, ``ramp`` / ``abrupt``): lifting the right
@@ -27,70 +13,15 @@ these (``--scenario`` picks a variant, see :data:`SCENARIOS`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from humanoid_env.envs.scenario import NO_PUSHES, Scenario, min_jerk, rmse
+from humanoid_env.envs.seesaw_scenarios import SeesawPushScenario, SeesawSineScenario
 from wbc_layer import FramePositionTask, OrientationTask
 
-if TYPE_CHECKING:
-    from humanoid_env.envs.base import HumanoidWBCBaseEnv
-
-NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
-
-
-def min_jerk(t: float, t0: float, t1: float) -> tuple[float, float]:
-    """Minimum-jerk phase from 0 at ``t0`` to 1 at ``t1`` [s]: (s, ds/dt [1/s])."""
-    if t <= t0:
-        return 0.0, 0.0
-    if t >= t1:
-        return 1.0, 0.0
-    T = t1 - t0
-    x = (t - t0) / T
-    return 10 * x**3 - 15 * x**4 + 6 * x**5, (30 * x**2 - 60 * x**3 + 30 * x**4) / T
-
-
-class Scenario:
-    """Base of the scripted scenarios (no-op hooks, zero action).
-
-    Attributes:
-        name: the variant's name (``--scenario``).
-        duration_s: length of the script [s]; :meth:`finished` after it.
-        env_kwargs: ``gym.make`` keywords the scenario needs (its callers merge theirs on top).
-    """
-
-    name = "scenario"
-    duration_s = 1.0
-    env_kwargs: dict[str, Any] = {}
-
-    def reset(self, env: HumanoidWBCBaseEnv) -> None:
-        """Called by ``env.reset`` after the WBC is built (fresh controller per episode)."""
-
-    def update_task(self, env: HumanoidWBCBaseEnv, time: float, dt: float) -> None:
-        """Every physics step, instead of the task's own update: set the task's references."""
-
-    def update_controller(self, env: HumanoidWBCBaseEnv, time: float, dt: float) -> None:
-        """Every physics step (wbc mode), after the env set its references, before the QP."""
-
-    def action(self, obs: np.ndarray, env) -> np.ndarray:
-        """The policy's action: zero (the references come from the script)."""
-        return np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
-
-    def finished(self, env: HumanoidWBCBaseEnv) -> bool:
-        return float(env.data.time) >= self.duration_s - 1e-9
-
-    def result(self) -> dict[str, Any]:
-        """The scenario's metrics for the episode that just ran."""
-        return {}
-
-    @staticmethod
-    def _require_wbc(env: HumanoidWBCBaseEnv) -> None:
-        if env.action_mode != "wbc":
-            raise ValueError(f"scripted scenarios need action_mode='wbc', got {env.action_mode!r}")
-
-
-def _rmse(values: list[float]) -> float:
-    return float(np.sqrt(np.mean(np.square(values)))) if values else float("nan")
+__all__ = ["SCENARIOS", "ContactSwitchScenario", "Scenario", "WallLeanScenario", "make_scenario"]
 
 
 class WallLeanScenario(Scenario):
@@ -159,13 +90,13 @@ class WallLeanScenario(Scenario):
     def result(self) -> dict[str, Any]:
         f = self.samples
         return {
-            "hand_force_rmse_n": _rmse(f["f1"] + f["f2"]),
-            "com_rmse_m": _rmse(f["c1"] + f["c2"]),
-            "com_rmse_xy_m": _rmse(f["xy1"] + f["xy2"]),
-            "hand_force_rmse_phase1_n": _rmse(f["f1"]),
-            "hand_force_rmse_phase2_n": _rmse(f["f2"]),
-            "com_rmse_phase1_m": _rmse(f["c1"]),
-            "com_rmse_phase2_m": _rmse(f["c2"]),
+            "hand_force_rmse_n": rmse(f["f1"] + f["f2"]),
+            "com_rmse_m": rmse(f["c1"] + f["c2"]),
+            "com_rmse_xy_m": rmse(f["xy1"] + f["xy2"]),
+            "hand_force_rmse_phase1_n": rmse(f["f1"]),
+            "hand_force_rmse_phase2_n": rmse(f["f2"]),
+            "com_rmse_phase1_m": rmse(f["c1"]),
+            "com_rmse_phase2_m": rmse(f["c2"]),
             "hand_force_min_n": float(self.force_min) if np.isfinite(self.force_min) else 0.0,
             "lean_achieved_m": float(self.com_start[1] - self.last_com[1]),
         }
@@ -305,16 +236,8 @@ class ContactSwitchScenario(Scenario):
 SCENARIOS: dict[str, dict[str, Any]] = {
     "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
     "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
-    # seed 002 (humanoid_env/envs/seesaw_scenarios.py, imported when made: it imports this module)
-    "HumanoidWBCSeesaw-v0": {"push": lambda: _seesaw_scenarios().SeesawPushScenario(),
-                             "sine": lambda: _seesaw_scenarios().SeesawSineScenario()},
+    "HumanoidWBCSeesaw-v0": {"push": SeesawPushScenario, "sine": SeesawSineScenario},  # seed 002
 }
-
-
-def _seesaw_scenarios():
-    from humanoid_env.envs import seesaw_scenarios
-
-    return seesaw_scenarios
 
 
 def make_scenario(env_id: str, name: str | None = None) -> Scenario:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_env.envs.scenarios import Scenario, _rmse
+from humanoid_env.envs.scenario import Scenario, rmse
 
 #: "Level": the board within this of 0 [rad] (1 degree).
 LEVEL_TOLERANCE_RAD = float(np.deg2rad(1.0))
@@ -90,8 +90,8 @@ class SeesawPushScenario(_SeesawScenario):
             time_to_level = float(times[out_of_level[-1] + 1] - self.stand_s)
         before = np.flatnonzero(~after)
         return {
-            "board_angle_rms_rad": _rmse(list(angles)),
-            "board_angle_rms_after_push_rad": _rmse(list(angles[after])),
+            "board_angle_rms_rad": rmse(list(angles)),
+            "board_angle_rms_after_push_rad": rmse(list(angles[after])),
             "board_angle_max_after_push_rad": float(np.max(angles[after])) if np.any(after) else float("nan"),
             "board_angle_at_push_rad": float(angles[before[-1]]) if before.size else float("nan"),
             "time_to_level_s": time_to_level,
@@ -143,8 +143,8 @@ class SeesawSineScenario(_SeesawScenario):
 
     def result(self) -> dict[str, Any]:
         return {
-            "com_rmse_m": _rmse(self.errors),
-            "com_rmse_y_m": _rmse(self.errors_y),
-            "board_angle_rms_rad": _rmse(self.sine_angles),
+            "com_rmse_m": rmse(self.errors),
+            "com_rmse_y_m": rmse(self.errors_y),
+            "board_angle_rms_rad": rmse(self.sine_angles),
             "board_angle_max_rad": float(np.max(np.abs(self.sine_angles))) if self.sine_angles else float("nan"),
         }
