@@ -9,6 +9,7 @@ Wanted: the shipped policy passes in every cell, both controls fail in every cel
 
     python -m benchmarks.shipped_matrix                  # every env and cell, 2 processes at a time
     python -m benchmarks.shipped_matrix --envs HumanoidWBC-v0 --cells reference one_thread
+    python -m benchmarks.shipped_matrix --rejudge        # a claim changed: judge the same records
 
 Writes ``results/shipped_checks/matrix.json`` (committed: the evidence behind the CI check) with
 each cell's verdicts, per-episode records and the threads the cell ran with, and prints a table.
@@ -111,6 +112,31 @@ def markdown(cells: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def rejudge(path: Path) -> int:
+    """Judge every cell's recorded episodes in ``path`` again by the current ``CLAIMS`` and write
+    the record back (rollouts, protocol and provenance unchanged; ``rejudged`` says when and by
+    which code). A verdict is a pure function of the records, so this is exact."""
+    from training.comparison import judge
+    from training.provenance import provenance
+    from training.shipped import CLAIMS
+
+    record = json.loads(path.read_text())
+    for cell in record["cells"]:
+        claim = CLAIMS[cell["env"]]
+        nominal = cell["nominal"]["episodes"]
+        cell["claim"] = asdict(claim)
+        cell["verdict"] = judge(nominal, cell["trained"]["episodes"], claim).as_dict()
+        for control in cell["controls"].values():
+            control["verdict"] = judge(nominal, control["record"]["episodes"], claim).as_dict()
+    record["settings"]["claims"] = {env_id: asdict(CLAIMS[env_id]) for env_id in record["settings"]["envs"]}
+    record["table"] = markdown(record["cells"])
+    record["all_as_expected"] = all(expected(cell) for cell in record["cells"])
+    record.setdefault("rejudged", []).append(provenance())
+    path.write_text(json.dumps(record, indent=1))
+    print(record["table"] + f"\nrejudged {path}; every cell as expected: {record['all_as_expected']}")
+    return 0 if record["all_as_expected"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     from training.comparison import PERTURBATIONS
     from training.run_folder import MODEL_FILE
@@ -122,12 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--episodes", type=int, default=None, help="default: the CI check's (CHECK_PROTOCOL)")
     parser.add_argument("--jobs", type=int, default=2, help="cells run at once (one process each)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument(
+        "--rejudge", action="store_true",
+        help="no rollouts: judge the records already in --json by the current CLAIMS (after a claim changed)",
+    )  # fmt: skip
     parser.add_argument("--cell", nargs=2, metavar=("ENV", "PERTURBATION"), help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.cell:
         cell_main(args.cell[0], args.cell[1], args.out, args.episodes)
         return 0
+    if args.rejudge:
+        return rejudge(args.json)
 
     from training.provenance import provenance
 

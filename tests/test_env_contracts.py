@@ -69,6 +69,7 @@ def test_env_checkers_pass_on_defaults(env_id, mode):
     env.close()
 
 
+@pytest.mark.filterwarnings("ignore:.*Box observation space")  # allowed above; this test checks timing
 def test_controller_timing_is_opt_in():
     # Default info is reproducible (no wall-clock entry); timing_in_info=True adds the QP time [us].
     default = gym.make("HumanoidWBC-v0")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from training.comparison import PERTURBATIONS
+from training.comparison import PERTURBATIONS, judge
 from training.shipped import CHECK_PROTOCOL, CLAIMS, compare, policy_dir, shipped_envs
 
 MATRIX = Path(__file__).resolve().parents[1] / "results" / "shipped_checks" / "matrix.json"
@@ -54,9 +54,15 @@ def test_committed_matrix_is_of_the_current_checks_and_as_expected():
     assert set(cells) == {(env_id, p) for env_id in SHIPPED for p in PERTURBATIONS}
     for key, cell in cells.items():
         assert "error" not in cell, (key, cell.get("error"))
-        assert cell["verdict"]["passed"], (key, cell["verdict"]["reasons"])
+        claim, nominal = CLAIMS[key[0]], cell["nominal"]["episodes"]
+        # the verdicts are the current judge's on the recorded episodes, not just stored flags
+        verdict = judge(nominal, cell["trained"]["episodes"], claim).as_dict()
+        assert verdict == cell["verdict"], key
+        assert verdict["passed"], (key, verdict["reasons"])
         for name, control in cell["controls"].items():
-            assert not control["verdict"]["passed"], f"{key}: negative control {name} passed"
+            verdict = judge(nominal, control["record"]["episodes"], claim).as_dict()
+            assert verdict == control["verdict"], (key, name)
+            assert not verdict["passed"], f"{key}: negative control {name} passed"
     for env_id in SHIPPED:  # the cells ran with the threads they name
         assert cells[(env_id, "one_thread")]["threads"]["OPENBLAS_NUM_THREADS"] == "1"
         assert cells[(env_id, "reference")]["threads"]["OPENBLAS_NUM_THREADS"] == "2"

