@@ -39,9 +39,12 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from training.evaluate import Policy
 
 #: The matrix's cells; ``reference`` is the one CI runs.
 PERTURBATIONS = ("reference", "other_qp_solver", "initial_state_noise", "one_thread")
@@ -162,13 +165,12 @@ def judge(baseline: Sequence[dict[str, Any]], candidate: Sequence[dict[str, Any]
 
 # -- rollouts under a perturbation ----------------------------------------------------------
 
-Policy = Callable[[np.ndarray, Any], np.ndarray]
 ResetHook = Callable[[Any, int], None]
 
 
 def thread_environment(threads: int) -> dict[str, str]:
-    """Environment variables that cap BLAS, OpenMP and torch at ``threads`` (set them before the
-    process imports numpy: :func:`run_cell_process` does)."""
+    """Environment variables that cap BLAS and OpenMP at ``threads`` (set them before the process
+    imports numpy: ``benchmarks.shipped_matrix`` starts each cell's process with them)."""
     return {name: str(int(threads)) for name in THREAD_VARIABLES}
 
 
@@ -299,19 +301,18 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perturbation", choices=PERTURBATIONS, default="reference")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    from training.evaluate import EvaluationError, load_policy
-    from training.run_folder import RunFolderError, find_run_files
+    from training.evaluate import EvaluationError, load_policy, policy_files
 
     try:
         claim = Claim(args.metric, args.metric_margin, args.fall_margin, args.confidence)
         # Both sides run with the candidate's training keywords (a model zip brings its run's).
-        env_kwargs = {} if args.candidate == "nominal" else find_run_files(args.candidate).config.get("config", {}).get("env_kwargs", {})
+        env_kwargs = {} if args.candidate == "nominal" else policy_files(args.candidate).env_kwargs
         records = {
             who: rollouts(args.env, load_policy(spec), args.episodes, args.seed, args.perturbation, env_kwargs, args.max_steps)
             for who, spec in (("baseline", args.baseline), ("candidate", args.candidate))
         }
         verdict = judge(records["baseline"]["episodes"], records["candidate"]["episodes"], claim)
-    except (EvaluationError, RunFolderError, ValueError) as err:
+    except (EvaluationError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"{args.env}: {args.candidate} vs {args.baseline}; claim: {claim.describe()}\n{verdict.summary()}")

@@ -103,11 +103,16 @@ def load_policy(spec: str) -> Policy:
 
         zero_action.__name__ = spec  # what an evaluation record names as its policy
         return zero_action
+    return load_model_policy(policy_files(spec))
+
+
+def policy_files(spec: str | Path) -> RunFiles:
+    """:func:`training.run_folder.find_run_files` of a ``--policy`` that is neither ``nominal``
+    nor ``scripted``; raises ``EvaluationError`` naming what ``--policy`` may be."""
     try:
-        files = find_run_files(spec)
+        return find_run_files(spec)
     except RunFolderError as err:
         raise EvaluationError(f"--policy must be 'nominal', 'scripted', a model file or a run folder: {err}") from None
-    return load_model_policy(files)
 
 
 def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
@@ -167,15 +172,12 @@ def evaluate(
     elif policy in ("nominal", "scripted"):
         act = load_policy(policy)
     else:
-        try:
-            files = find_run_files(policy)
-        except RunFolderError as err:
-            raise EvaluationError(f"--policy must be 'nominal', 'scripted', a model file or a run folder: {err}") from None
+        files = policy_files(policy)
         act = load_model_policy(files)
         trained_on = files.config.get("env")
         if trained_on is not None and trained_on != env_id.split(":")[-1]:
             print(f"warning: {files.model} was trained on {trained_on}, not {env_id}", file=sys.stderr)
-        make_kwargs.update(files.config.get("config", {}).get("env_kwargs", {}))
+        make_kwargs.update(files.env_kwargs)
     make_kwargs.update(env_kwargs or {})
     used_kwargs = dict(make_kwargs)
     make_kwargs.setdefault("timing_in_info", True)  # for wbc_solve_us_median; never changes the rollout

@@ -61,6 +61,11 @@ class RunFiles:
     vecnormalize: Path | None = None
     config: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def env_kwargs(self) -> dict[str, Any]:
+        """The ``gym.make`` keywords the model was trained with (``{}`` without a run config)."""
+        return self.config.get("config", {}).get("env_kwargs", {})
+
 
 def find_run_files(spec: str | Path) -> RunFiles:
     """A run folder or model zip -> the model, its VecNormalize statistics and its run config.
