@@ -13,6 +13,7 @@ from wbc_layer.errors import ConfigError
 
 CONTACT_KINDS = ("foot", "point")
 QP_SOLVERS = ("proxsuite", "daqp")
+BACKENDS = ("compiled", "python")
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class ControllerConfig:
         friction_facets: facets of each friction pyramid.
         eps_abs: QP residual tolerance (proxsuite).
         qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (a bit-reproducible QP solve).
+        backend: ``"compiled"`` (default: the tick in C++, :mod:`wbc_layer.compiled`) or
+            ``"python"`` (the readable reference, same formulation).
     """
 
     contacts: tuple[ContactConfig, ...] = ()
@@ -82,6 +85,7 @@ class ControllerConfig:
     friction_facets: int = 4
     eps_abs: float = 1e-9
     qp_solver: str = "proxsuite"
+    backend: str = "compiled"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -90,6 +94,8 @@ class ControllerConfig:
                 raise ConfigError(f"controller setting {f.name} must be >= 0 and finite, got {value}")
         if self.qp_solver not in QP_SOLVERS:
             raise ConfigError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.friction_facets < 3:
             raise ConfigError(f"friction_facets must be >= 3, got {self.friction_facets}")
         names = [c.name for c in self.contacts]

@@ -52,6 +52,13 @@ class Contact:
 
     dim = 0  # force dimension, set by subclasses
 
+    def __setattr__(self, name: str, value) -> None:
+        # As Task.__setattr__: a compiled controller holding this contact hears every change.
+        object.__setattr__(self, name, value)
+        listener = self.__dict__.get("_listener")
+        if listener is not None and not name.startswith("_") and name != "rows_version":
+            listener(self)
+
     def __post_init__(self) -> None:
         if self.mode not in CONTACT_MODES:
             raise ConfigError(f"contact {self.name!r}: mode must be one of {CONTACT_MODES}, got {self.mode!r}")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wbc_layer.compiled import CompiledTick
 from wbc_layer.config import ContactConfig, ControllerConfig
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import EnvironmentBody
@@ -48,6 +49,10 @@ def make_contact(config: ContactConfig) -> Contact:
 
 class WholeBodyController:
     """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
+
+    ``config.backend`` picks who runs the tick: ``"compiled"`` (default, one C++ call,
+    :mod:`wbc_layer.compiled`) or ``"python"`` (this module's reference implementation). Both
+    build the same QP from the same task and contact objects; change those through their setters.
 
     Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
     ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"``
@@ -107,10 +112,24 @@ class WholeBodyController:
         self._contact_list = list(self.contacts.values())
         self.solver = self._new_solver()  # without the torque-limit rows
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit
-        #: the last tick's QP; it views the builder's arrays, valid until the next compute().
-        self.last_problem: QPProblem | None = None
+        self._last_problem: QPProblem | None = None
         #: wall time [us] of the parts of the last successful compute().
         self.last_timings: dict[str, float] = {}
+        #: the compiled tick (None with backend="python").
+        self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
+        self._robot_state: tuple[np.ndarray, np.ndarray] | None = None  # (q, v) not yet in self.robot
+
+    @property
+    def backend(self) -> str:
+        return self.config.backend
+
+    @property
+    def last_problem(self) -> QPProblem | None:
+        """The last tick's QP, torque-limit rows included. Python backend: it views the
+        builder's arrays, valid until the next compute(); compiled: a copy."""
+        if self.compiled is not None:
+            return self.compiled.problem()
+        return self._last_problem
 
     def _new_solver(self):
         if self.config.qp_solver == "proxsuite":
@@ -134,6 +153,8 @@ class WholeBodyController:
             raise ConfigError(f"a task named {task.name!r} exists already; names: {', '.join(self.tasks)}")
         if isinstance(task, (OrientationTask, FramePositionTask)):
             self.robot.frame_id(task.frame)  # fail early on a wrong frame name
+        if self.compiled is not None:
+            self.compiled.add_task(task)
         self.tasks[task.name] = task
 
     def set_contact_active(self, name: str, active: bool) -> None:
@@ -160,18 +181,14 @@ class WholeBodyController:
         """
         clock = time.perf_counter
         t0 = clock()
-        body_states = body_states or {}
-        missing = sorted(set(self.bodies) - set(body_states))
-        if missing:
-            raise ConfigError(f"compute() needs body_states for the environment bodies {missing}")
-        for name, (s, s_dot) in body_states.items():
-            if name not in self.bodies:
-                raise unknown_name_error("environment body", name, list(self.bodies))
-            self.bodies[name].update(s, s_dot)
+        if body_states or self.bodies:
+            self._update_bodies(body_states or {})
+        if self.compiled is not None:
+            return self._compute_compiled(q, v)
         self.robot.update(q, v)
         t1 = clock()
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
-        self.last_problem = problem
+        self._last_problem = problem
         t2 = clock()
         # The torque-limit rows are most of the inequalities and rarely active: solve without
         # them first; if the torques respect the limits, that is the full problem's optimum too
@@ -195,12 +212,44 @@ class WholeBodyController:
         self.last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
         return result
 
+    def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        missing = sorted(set(self.bodies) - set(body_states))
+        if missing:
+            raise ConfigError(f"compute() needs body_states for the environment bodies {missing}")
+        for name, (s, s_dot) in body_states.items():
+            if name not in self.bodies:
+                raise unknown_name_error("environment body", name, list(self.bodies))
+            self.bodies[name].update(s, s_dot)
+
+    _NO_BODIES = np.zeros(0)
+
+    def _compute_compiled(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
+        q = np.ascontiguousarray(q, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        if self.bodies:
+            s = np.concatenate([body.s for body in self.bodies.values()])
+            s_dot = np.concatenate([body.s_dot for body in self.bodies.values()])
+        else:
+            s = s_dot = self._NO_BODIES
+        status, x, tau, iterations, solve_time_us = self.compiled.compute(q, v, s, s_dot)
+        self._robot_state = (q, v)
+        if status != "solved":
+            raise QPSolveError(status, self.compiled.problem(), None)
+        layout = self.layout
+        forces = {name: x[layout.force(name)] for name in self.contacts}
+        body_accelerations = {name: x[layout.body(name)] for name in self.bodies}
+        self.last_timings = self.compiled.timings()
+        return WBCResult(True, "solved", tau, x[layout.qdd], forces, solve_time_us, iterations, body_accelerations)
+
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].
 
         Falls back further to the actuated part of generalized gravity, clipped to the
         torque limits, if even the static QP has no solution; never returns NaN.
         """
+        if self._robot_state is not None:  # the compiled tick does not update self.robot
+            self.robot.update(*self._robot_state)
+            self._robot_state = None
         try:
             tau = gravity_compensation(
                 self.robot, list(self.contacts.values()), n_facets=self.config.friction_facets

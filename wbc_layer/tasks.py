@@ -37,6 +37,14 @@ class Task:
     weight: float = 1.0
     active: bool = True
 
+    def __setattr__(self, name: str, value) -> None:
+        # A compiled controller that holds this task listens: every public assignment (the
+        # setters' included) writes the task into the core. In-place array edits are not seen.
+        object.__setattr__(self, name, value)
+        listener = self.__dict__.get("_listener")
+        if listener is not None and not name.startswith("_"):
+            listener(self)
+
     def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
         """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
         raise NotImplementedError

@@ -1,0 +1,270 @@
+#include "controller.hpp"
+
+#include <chrono>
+#include <proxsuite/proxqp/dense/dense.hpp>
+#include <stdexcept>
+
+namespace wbc {
+
+namespace {
+double micros_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+// -- solver -----------------------------------------------------------------------------------
+
+struct ProxsuiteSolver::Impl {
+  std::unique_ptr<proxsuite::proxqp::dense::QP<double>> qp;
+};
+
+ProxsuiteSolver::ProxsuiteSolver(double eps_abs, int max_iter)
+    : impl_(new Impl), eps_abs_(eps_abs), max_iter_(max_iter) {}
+
+ProxsuiteSolver::~ProxsuiteSolver() = default;
+
+void ProxsuiteSolver::reset() {
+  impl_->qp.reset();
+  dims_ = {-1, -1, -1};
+}
+
+std::string ProxsuiteSolver::solve(const Problem& problem, int n_in) {
+  namespace pq = proxsuite::proxqp;
+  const int n = static_cast<int>(problem.P.rows()), n_eq = static_cast<int>(problem.A.rows());
+  const std::array<int, 3> dims{n, n_eq, n_in};
+  const auto G = problem.G.topRows(n_in);
+  const auto h = problem.h.head(n_in);
+  if (dims != dims_) {
+    auto qp = std::make_unique<pq::dense::QP<double>>(n, n_eq, n_in);
+    qp->settings.eps_abs = eps_abs_;
+    qp->settings.eps_rel = 0.0;
+    qp->settings.max_iter = max_iter_;
+    qp->settings.verbose = false;
+    qp->settings.initial_guess = pq::InitialGuessStatus::WARM_START;
+    lower_.setConstant(n_in, -1e20);
+    qp->init(problem.P, problem.q, problem.A, problem.b, MatrixXd(G), VectorXd(lower_), VectorXd(h));
+    impl_->qp = std::move(qp);
+    dims_ = dims;
+    impl_->qp->solve();
+  } else {
+    impl_->qp->update(problem.P, problem.q, problem.A, problem.b, MatrixXd(G), VectorXd(lower_), VectorXd(h));
+    // Warm start from our own copy of the last solution (as the Python reference does).
+    impl_->qp->solve(x_, y_, z_);
+  }
+  const auto& results = impl_->qp->results;
+  x_ = results.x;
+  y_ = results.y;
+  z_ = results.z;
+  iterations_ = static_cast<int>(results.info.iter);
+  std::string status;
+  switch (results.info.status) {
+    case pq::QPSolverOutput::PROXQP_SOLVED: status = "solved"; break;
+    case pq::QPSolverOutput::PROXQP_MAX_ITER_REACHED: status = "max_iter_reached"; break;
+    case pq::QPSolverOutput::PROXQP_PRIMAL_INFEASIBLE: status = "primal_infeasible"; break;
+    case pq::QPSolverOutput::PROXQP_DUAL_INFEASIBLE: status = "dual_infeasible"; break;
+    case pq::QPSolverOutput::PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: status = "closest_primal_feasible"; break;
+    default: status = "not_run";
+  }
+  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
+  if (status != "solved") reset();  // a failed solve must not seed the next warm start
+  return status;
+}
+
+// -- controller ----------------------------------------------------------------------------
+
+Controller::Controller(const std::string& serialized_model, const VectorXd& damping, const VectorXd& torque_min,
+                       const VectorXd& torque_max, double eps_abs, int max_iter)
+    : robot_(serialized_model, damping), na_(robot_.nv() - 6), torque_min_(torque_min), torque_max_(torque_max),
+      solver_(eps_abs, max_iter), limited_solver_(eps_abs, max_iter) {
+  if (torque_min.size() != na_ || torque_max.size() != na_)
+    throw std::invalid_argument("torque limits must have nv - 6 entries");
+}
+
+int Controller::add_contact(int kind, int frame, int body) {
+  if (finalized_) throw std::logic_error("add contacts before finalize()");
+  if (frame < 0 || frame >= robot_.nframes()) throw std::out_of_range("contact frame index out of range");
+  if (body >= static_cast<int>(bodies_.size())) throw std::out_of_range("contact body index out of range");
+  Contact c;
+  c.kind = kind == 0 ? Contact::kFoot : Contact::kPoint;
+  c.frame = frame;
+  c.dim = kind == 0 ? 6 : 3;
+  c.body = body;
+  contacts_.push_back(c);
+  return static_cast<int>(contacts_.size()) - 1;
+}
+
+int Controller::add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius,
+                           const Vector3d& origin, double damping, double gravity) {
+  if (finalized_ || !contacts_.empty()) throw std::logic_error("add bodies before contacts");
+  bodies_.push_back(std::make_unique<SeesawBody>(mass, com, inertia_xx, radius, origin, damping, gravity));
+  return static_cast<int>(bodies_.size()) - 1;
+}
+
+void Controller::finalize() {
+  layout_.nv = robot_.nv();
+  int start = layout_.nv;
+  for (const auto& body : bodies_) {
+    layout_.body_start.push_back(start);
+    layout_.body_dim.push_back(body->dof());
+    start += body->dof();
+  }
+  layout_.nb = start - layout_.nv;
+  for (const auto& c : contacts_) {
+    layout_.force_start.push_back(start);
+    layout_.force_dim.push_back(c.dim);
+    start += c.dim;
+  }
+  layout_.nf = start - layout_.nv - layout_.nb;
+  contact_jacobian_.setZero(layout_.nf, layout_.nv);
+  x_.setZero(layout_.nx());
+  tau_.setZero(na_);
+  finalized_ = true;
+}
+
+int Controller::add_task(std::unique_ptr<Task> task) {
+  tasks_.push_back(std::move(task));
+  return static_cast<int>(tasks_.size()) - 1;
+}
+
+void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                              const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
+  if (!finalized_) throw std::logic_error("finalize() the controller before computing");
+  if (s.size() != layout_.nb || s_dot.size() != layout_.nb)
+    throw std::invalid_argument("body states must have one entry per body coordinate");
+  robot_.update(q, v);
+  int start = 0;
+  for (auto& body : bodies_) {
+    body->update(s.segment(start, body->dof()), s_dot.segment(start, body->dof()));
+    start += body->dof();
+  }
+}
+
+void Controller::assemble() {
+  const Layout& L = layout_;
+  const int nv = L.nv, nx = L.nx(), nf = L.nf, nb = L.nb, F = L.forces();
+  Problem& p = problem_;
+  // Equalities: 6 base rows, one block per contact, then the bodies' dynamics.
+  p.A.setZero(6 + nf + nb, nx);
+  p.b.setZero(6 + nf + nb);
+  contact_jacobian_.setZero();
+  std::vector<int> body_row(bodies_.size());
+  for (size_t k = 0, row = 6 + nf; k < bodies_.size(); ++k) {
+    body_row[k] = static_cast<int>(row);
+    row += bodies_[k]->dof();
+  }
+  n_contact_rows_ = 0;
+  for (size_t i = 0; i < contacts_.size(); ++i) {
+    const Contact& c = contacts_[i];
+    const int block = L.force_start[i] - F, rows = 6 + block, fi = L.force_start[i];
+    if (!c.active) {
+      p.A.block(rows, fi, c.dim, c.dim).setIdentity();
+      continue;
+    }
+    n_contact_rows_ += static_cast<int>(c.G.rows());
+    const Matrix6Xd& J = c.jacobian_full(robot_);
+    const Vector6d& drift = c.drift_full(robot_);
+    contact_jacobian_.middleRows(block, c.dim) = J.topRows(c.dim);
+    p.A.block(rows, 0, c.dim, nv) = J.topRows(c.dim);
+    p.b.segment(rows, c.dim) = -drift.head(c.dim);
+    if (c.body >= 0) {
+      // The contact frame moves with the body's material point under it.
+      const EnvironmentBody& body = *bodies_[c.body];
+      const Matrix3d R = robot_.frame_rotation(c.frame);
+      const Vector3d t = robot_.frame_translation(c.frame);
+      const MatrixXd J_body = body.frame_jacobian(R, t).topRows(c.dim);
+      p.A.block(rows, L.body_start[c.body], c.dim, body.dof()) = -J_body;
+      p.b.segment(rows, c.dim) += body.frame_drift(R, t).head(c.dim);
+      // The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
+      p.A.block(body_row[c.body], fi, body.dof(), c.dim) = J_body.transpose();
+    }
+  }
+  for (size_t k = 0; k < bodies_.size(); ++k) {
+    const EnvironmentBody& body = *bodies_[k];
+    p.A.block(body_row[k], L.body_start[k], body.dof(), body.dof()) = body.mass_matrix();
+    p.b.segment(body_row[k], body.dof()) = -body.bias();
+  }
+  p.A.topLeftCorner(6, nv) = robot_.M.topRows(6);
+  p.A.block(0, F, 6, nf) = -contact_jacobian_.leftCols(6).transpose();
+  p.b.head(6) = -robot_.h.head(6);
+  // Inequalities: active contacts' force rows, then the torque limits (+ and -).
+  const int n_in = n_contact_rows_ + 2 * na_;
+  p.G.setZero(n_in, nx);
+  p.h.setZero(n_in);
+  int row = 0;
+  for (size_t i = 0; i < contacts_.size(); ++i) {
+    const Contact& c = contacts_[i];
+    if (!c.active) continue;
+    const int m = static_cast<int>(c.G.rows());
+    p.G.block(row, L.force_start[i], m, c.dim) = c.G;
+    p.h.segment(row, m) = c.h;
+    row += m;
+  }
+  p.G.block(row, 0, na_, nv) = robot_.M.bottomRows(na_);
+  p.G.block(row, F, na_, nf) = -contact_jacobian_.rightCols(na_).transpose();
+  p.G.middleRows(row + na_, na_) = -p.G.middleRows(row, na_);
+  const auto h_actuated = robot_.h.tail(na_);
+  p.h.segment(row, na_) = torque_max_ - h_actuated;
+  p.h.segment(row + na_, na_) = h_actuated - torque_min_;
+  // Cost.
+  cost_.reset(nx);
+  Context context{robot_, layout_, contacts_, bodies_};
+  for (const auto& task : tasks_)
+    if (task->active && task->weight > 0) task->add_cost(context, cost_);
+  cost_.finish();
+  p.P = cost_.P;
+  p.q = cost_.lin;
+}
+
+void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                       const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
+  update_state(q, v, s, s_dot);
+  assemble();
+}
+
+VectorXd Controller::torques(const Eigen::Ref<const VectorXd>& x) const {
+  const Layout& L = layout_;
+  return robot_.M.bottomRows(na_) * x.head(L.nv) + robot_.h.tail(na_) -
+         contact_jacobian_.rightCols(na_).transpose() * x.segment(L.forces(), L.nf);
+}
+
+bool Controller::within_torque_limits(const VectorXd& tau) const {
+  return !((tau.array() > torque_max_.array()).any() || (tau.array() < torque_min_.array()).any());
+}
+
+std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                                const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  update_state(q, v, s, s_dot);
+  timings_.update = micros_since(t0);
+  const auto t1 = clock::now();
+  assemble();
+  timings_.build = micros_since(t1);
+  const auto t2 = clock::now();
+  // The torque-limit rows are most of the inequalities and rarely active: solve without
+  // them first; if the torques respect the limits, that is the full problem's optimum too.
+  used_torque_limits_ = false;
+  std::string status = solver_.solve(problem_, n_contact_rows_);
+  const ProxsuiteSolver* used = &solver_;
+  if (status == "solved") {
+    tau_ = torques(solver_.x());
+    if (!within_torque_limits(tau_)) {
+      used_torque_limits_ = true;
+      status = limited_solver_.solve(problem_, n_contact_rows_ + 2 * na_);
+      used = &limited_solver_;
+      if (status == "solved") tau_ = torques(limited_solver_.x());
+    }
+  }
+  timings_.solve = micros_since(t2);
+  timings_.solver = timings_.solve;
+  const auto t3 = clock::now();
+  iterations_ = used->iterations();
+  if (status == "solved") {
+    x_ = used->x();
+    if (!tau_.allFinite()) status = "non_finite_torque";
+  }
+  timings_.torques = micros_since(t3);
+  return status;
+}
+
+}  // namespace wbc

@@ -1,0 +1,111 @@
+// One controller tick in one call: update the robot terms, assemble the QP from its pieces,
+// solve it (proxsuite dense, warm-started; torque-limit rows only when a limit is hit), and
+// recover the torques. The Python reference is wbc_layer.controller.WholeBodyController.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pieces.hpp"
+
+namespace wbc {
+
+/// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h.
+struct Problem {
+  MatrixXd P, A, G;
+  VectorXd q, b, h;
+};
+
+/// Warm-started proxsuite dense QP; same settings and warm start as wbc_layer.qp.ProxsuiteSolver.
+class ProxsuiteSolver {
+ public:
+  ProxsuiteSolver(double eps_abs, int max_iter);
+  ~ProxsuiteSolver();
+  /// Solve rows [0, n_in) of G; returns the status ("solved", "max_iter_reached", ...).
+  std::string solve(const Problem& problem, int n_in);
+  void reset();
+  const VectorXd& x() const { return x_; }
+  int iterations() const { return iterations_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  double eps_abs_;
+  int max_iter_;
+  std::array<int, 3> dims_{-1, -1, -1};
+  VectorXd x_, y_, z_, lower_;
+  int iterations_ = 0;
+};
+
+/// Timings of the last tick [us].
+struct Timings {
+  double update = 0, build = 0, solve = 0, torques = 0, solver = 0;
+};
+
+class Controller {
+ public:
+  Controller(const std::string& serialized_model, const VectorXd& damping, const VectorXd& torque_min,
+             const VectorXd& torque_max, double eps_abs, int max_iter);
+
+  // -- structure (before finalize) ----------------------------------------------------------
+  int add_contact(int kind, int frame, int body);
+  int add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius, const Vector3d& origin,
+                 double damping, double gravity);
+  void finalize();
+
+  // -- pieces -------------------------------------------------------------------------------
+  Contact& contact(int i) { return contacts_.at(i); }
+  int add_task(std::unique_ptr<Task> task);
+  Task& task(int i) { return *tasks_.at(i); }
+  const Layout& layout() const { return layout_; }
+  RobotTerms& robot() { return robot_; }
+
+  // -- the tick -----------------------------------------------------------------------------
+  /// Everything: update, build, solve (re-solve with torque limits if hit), torques.
+  /// Returns the status; "solved" or the failure reason.
+  std::string compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                      const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
+  /// Update and build only (an external solver then calls torques()).
+  void build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+             const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
+  /// (na) tau = M_a qdd + h_a - J_a^T f for a solution x of the last build.
+  VectorXd torques(const Eigen::Ref<const VectorXd>& x) const;
+  bool within_torque_limits(const VectorXd& tau) const;
+
+  const Problem& problem() const { return problem_; }
+  int n_contact_rows() const { return n_contact_rows_; }
+  const VectorXd& x() const { return x_; }
+  const VectorXd& tau() const { return tau_; }
+  int iterations() const { return iterations_; }
+  bool used_torque_limits() const { return used_torque_limits_; }
+  const Timings& timings() const { return timings_; }
+  int na() const { return na_; }
+
+ private:
+  void update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                    const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
+  void assemble();
+
+  RobotTerms robot_;
+  int na_;
+  VectorXd torque_min_, torque_max_;
+  std::vector<Contact> contacts_;
+  std::vector<std::unique_ptr<EnvironmentBody>> bodies_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  Layout layout_;
+  bool finalized_ = false;
+  Problem problem_;
+  Cost cost_;
+  MatrixXd contact_jacobian_;  // (nf, nv), zero rows for inactive contacts
+  int n_contact_rows_ = 0;
+  ProxsuiteSolver solver_, limited_solver_;
+  VectorXd x_, tau_;
+  int iterations_ = 0;
+  bool used_torque_limits_ = false;
+  Timings timings_;
+};
+
+}  // namespace wbc

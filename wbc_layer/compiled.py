@@ -1,0 +1,188 @@
+"""The compiled backend: the controller tick in C++ (``wbc_layer._core``), fed from Python.
+
+:class:`wbc_layer.controller.WholeBodyController` keeps the API (configs, task and contact
+objects, setters); with ``ControllerConfig(backend="compiled")`` (the default) it writes every
+task and contact into a :class:`CompiledTick`, and each ``compute()`` is one C++ call doing what
+the Python reference does: model update at ``(q, v)``, QP assembly, proxsuite solve
+(warm-started, torque-limit rows only when a limit is hit) and torque recovery.
+
+Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
+setter such as ``set_reference``) writes the new values into the core. Changing an array in
+place (``task.position[0] = 1``) is not seen: use the setters. A task or contact class the core
+does not know (a user subclass) raises :class:`ConfigError` naming the Python backend.
+
+With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its Python API (the
+core has no DAQP of its own), so the bit-reproducible solver stays available at some speed cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wbc_layer.contacts import Contact, FootContact, PointContact
+from wbc_layer.environment_body import SeesawBody
+from wbc_layer.errors import ConfigError, QPSolveError
+from wbc_layer.qp import DaqpSolver, QPProblem
+from wbc_layer.tasks import (
+    BodyRestTask,
+    ComTask,
+    ContactForceTask,
+    FramePositionTask,
+    OrientationTask,
+    PostureTask,
+    RegularisationTask,
+    Task,
+)
+
+try:
+    from wbc_layer import _core
+except ImportError as err:  # the extension was not built (no compiler at install time)
+    _core, _IMPORT_ERROR = None, err
+else:
+    _IMPORT_ERROR = None
+
+#: ``core.compute`` iteration cap, as the Python ProxsuiteSolver's.
+MAX_ITER = 1000
+_USE_PYTHON = "use ControllerConfig(backend='python') for it"
+
+
+def compiled_available() -> bool:
+    """Whether the compiled core was built and imports."""
+    return _core is not None
+
+
+def _gains(value, size: int, what: str) -> np.ndarray:
+    array = np.broadcast_to(np.asarray(value, dtype=float), (size,))
+    if not np.isfinite(array).all():
+        raise ConfigError(f"{what} must be finite, got {value}")
+    return np.ascontiguousarray(array)
+
+
+class CompiledTick:
+    """The C++ controller of one :class:`WholeBodyController` and the writers that feed it.
+
+    Args:
+        controller: the Python controller whose robot, contacts, bodies and tasks it mirrors.
+    """
+
+    def __init__(self, controller):
+        if _core is None:
+            raise ConfigError(
+                f"the compiled controller core is not built ({_IMPORT_ERROR}); reinstall the package with a "
+                f"C++17 compiler present (`pip install -e .`), or {_USE_PYTHON}"
+            )
+        robot, config = controller.robot, controller.config
+        self.robot, self.n_facets, self.qp_solver = robot, config.friction_facets, config.qp_solver
+        self.core = _core.Controller(
+            robot.model.saveToString(), robot.damping, robot.torque_min, robot.torque_max, config.eps_abs, MAX_ITER
+        )
+        self.body_index: dict[str, int] = {}
+        for body in controller.bodies.values():
+            if type(body) is not SeesawBody:
+                raise ConfigError(f"environment body {body.name!r} ({type(body).__name__}) is not in the compiled core; {_USE_PYTHON}")
+            self.body_index[body.name] = self.core.add_seesaw(
+                body.mass, body.com, float(body.inertia[0, 0]), body.radius, body.origin, body.damping, body.gravity
+            )
+        self.contact_index: dict[str, int] = {}
+        for contact in controller.contacts.values():
+            if type(contact) not in (FootContact, PointContact):
+                raise ConfigError(f"contact {contact.name!r} ({type(contact).__name__}) is not in the compiled core; {_USE_PYTHON}")
+            body = -1 if contact.on_body is None else self.body_index[contact.on_body]
+            kind = 0 if isinstance(contact, FootContact) else 1
+            self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body)
+        self.core.finalize()
+        self._force_tasks: list[ContactForceTask] = []
+        for contact in controller.contacts.values():
+            self._write_contact(contact)
+            contact._listener = self._write_contact
+        self.task_index: dict[str, int] = {}
+        for task in controller.tasks.values():
+            self.add_task(task)
+        self._daqp = DaqpSolver() if self.qp_solver == "daqp" else None
+
+    # -- writers ------------------------------------------------------------------------------
+    def add_task(self, task: Task) -> None:
+        """Create ``task``'s piece in the core and keep it in sync with the Python object."""
+        adders = {
+            ComTask: self.core.add_com_task, PostureTask: self.core.add_posture_task,
+            OrientationTask: self.core.add_orientation_task, FramePositionTask: self.core.add_frame_position_task,
+            BodyRestTask: self.core.add_body_rest_task, ContactForceTask: self.core.add_contact_force_task,
+            RegularisationTask: self.core.add_regularisation_task,
+        }
+        if type(task) not in adders:
+            raise ConfigError(
+                f"task {task.name!r} ({type(task).__name__}) is not in the compiled core, which knows "
+                f"{', '.join(cls.__name__ for cls in adders)}; {_USE_PYTHON}"
+            )
+        self.task_index[task.name] = adders[type(task)]()
+        if isinstance(task, ContactForceTask):
+            self._force_tasks.append(task)
+        self._write_task(task)
+        task._listener = self._write_task
+
+    def _write_task(self, task: Task) -> None:
+        core, i = self.core, self.task_index[task.name]
+        if isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask)):
+            rows = self.robot.na if isinstance(task, PostureTask) else 3
+            core.set_gains(i, _gains(task.kp, rows, f"kp of {task.name!r}"), _gains(task.kd, rows, f"kd of {task.name!r}"))
+        if isinstance(task, ComTask):
+            core.set_com(i, task.position, task.velocity, task.acceleration)
+        elif isinstance(task, PostureTask):
+            if task.target is None:
+                raise ConfigError(f"posture task {task.name!r} has no target; call set_target first")
+            core.set_posture(i, _gains(task.target, self.robot.na, f"target of {task.name!r}"))
+        elif isinstance(task, OrientationTask):
+            core.set_orientation(i, self.robot.frame_id(task.frame), np.asarray(task.target, dtype=float))
+        elif isinstance(task, FramePositionTask):
+            core.set_frame_position(i, self.robot.frame_id(task.frame), task.position, task.velocity)
+        elif isinstance(task, BodyRestTask):
+            body = task.body
+            target = np.zeros(body.dof) if task.target is None else _gains(task.target, body.dof, f"target of {task.name!r}")
+            core.set_body_rest(i, self.body_index[body.name], float(task.kp), float(task.kd), target)
+        elif isinstance(task, ContactForceTask):
+            contact = task.contact
+            rows = contact.normal_row()[None, :] if task.normal_only else np.eye(contact.dim)
+            core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
+        elif isinstance(task, RegularisationTask):
+            core.set_regularisation(i, float(task.qdd_weight), float(task.force_weight))
+        core.set_task(i, bool(task.active), float(task.weight))
+
+    def _write_contact(self, contact: Contact) -> None:
+        G, h = contact.force_constraints(self.n_facets)
+        self.core.set_contact(self.contact_index[contact.name], bool(contact.active), G, h)
+        for task in self._force_tasks:  # a point contact's normal row follows its normal
+            if task.contact is contact:
+                self._write_task(task)
+
+    # -- the tick -----------------------------------------------------------------------------
+    def compute(self, q: np.ndarray, v: np.ndarray, s: np.ndarray, s_dot: np.ndarray):
+        """``(status, x, tau, iterations, solve_time_us)`` of one tick."""
+        if self._daqp is None:
+            return self.core.compute(q, v, s, s_dot)
+        return self._compute_with_daqp(q, v, s, s_dot)
+
+    def _compute_with_daqp(self, q, v, s, s_dot):
+        core = self.core
+        core.build(q, v, s, s_dot)
+        solve_time = 0.0
+        try:
+            solution = self._daqp.solve(self.problem(with_torque_limits=False))
+            solve_time += solution.solve_time_us
+            tau = core.torques(solution.x)
+            if not core.within_torque_limits(tau):
+                solution = self._daqp.solve(self.problem(with_torque_limits=True))
+                solve_time += solution.solve_time_us
+                tau = core.torques(solution.x)
+        except QPSolveError as err:
+            return err.status, None, None, -1, solve_time
+        status = "solved" if np.isfinite(tau).all() else "non_finite_torque"
+        return status, solution.x, tau, solution.iterations, solve_time
+
+    def problem(self, with_torque_limits: bool = True) -> QPProblem:
+        """A copy of the last built QP."""
+        return QPProblem(*self.core.problem(with_torque_limits))
+
+    def timings(self) -> dict[str, float]:
+        """Wall time [us] of the parts of the last ``core.compute``."""
+        update, build, solve, torques = self.core.timings()
+        return {"update": update, "build": build, "solve": solve, "torques": torques}
