@@ -1,23 +1,46 @@
-"""Per-physics-step cost of the whole-body controller, with pushes, for each environment's contact set.
+"""Per-physics-step cost of the whole-body controller, with pushes, for each environment's contact set and each backend.
 
 Measures, side by side in one run over N physics steps at 500 Hz (default 5,000 = 10 s):
 model update (pinocchio terms), QP build, QP solve (proxsuite, warm-started; both solves when a
 torque limit is hit), torque recovery, the whole WBC step (MuJoCo state -> torques, including
 the bridge), and one ``mj_step`` (the torques applied while ``sim.step`` also writes ``ctrl``),
 on the standing robot (``WBCSimulation``, two feet). Then the same parts inside each registered
-environment in ``wbc`` mode (zero actions, pushes every 0.5-1 s), with that env's contact set:
-two feet (``HumanoidWBC-v0``), two feet + the right hand on the wall (``HumanoidWBCWall-v0``),
-feet on the seesaw with the board in the QP (``HumanoidWBCSeesaw-v0``); there ``compute`` is the
-controller's whole ``compute()`` call. Prints tables of median / p99 / max [us] and writes JSON.
+environment in ``wbc`` mode (pushes every 0.5-1 s), with that env's contact set: two feet
+(``HumanoidWBC-v0``), two feet + the right hand on the wall (``HumanoidWBCWall-v0``), feet on the
+seesaw with the board in the QP (``HumanoidWBCSeesaw-v0``); there ``compute`` is the controller's
+whole ``compute()`` call (the whole tick). Each env runs under two kinds of actions (``--actions``):
 
-    python -m benchmarks.controller_step [--steps 5000] [--solvers proxsuite daqp] [--envs ...] [--json PATH]
+- ``zero``: the WBC alone, its references fixed (the env's default keywords);
+- ``policy``: the env's shipped policy (``policies/<env id>/``, loaded with
+  :func:`training.evaluate.load_policy` and made with the ``env_kwargs`` of its run folder, as
+  its evaluation does; deterministic actions), so the references move every env step (every
+  ``frame_skip`` physics steps) as in use. An env without a shipped policy (or a checkout where
+  it cannot be loaded) gets *moving references* instead: uniform random actions in
+  [-0.5, 0.5], seed 0, a new one every env step; its rows are keyed ``random`` and say so.
+
+Both controller backends (``--backends``, default ``compiled python``: the tick in C++, and the
+Python reference) and each hot-path QP solver (``--solvers``) are measured in one run, taking
+turns physics step by physics step on the standing robot and env step by env step in the envs
+(one instance per backend and solver, each with its own warm start and episode), so that a
+change of machine load hits them alike. ``update`` / ``build`` / ``solve`` / ``torques`` are the
+controller's own ``last_timings`` (timed in C++ for the compiled backend). Prints, per row, median
+/ p99 / max [us] for each backend and the ``python / compiled`` ratio of the medians; then the
+ratio of the whole-tick medians (``wbc_step`` standing, ``compute`` in the envs) for every row.
+Writes JSON: ``results = {"standing": {backend: {solver: {part: stats}}}, "envs": {env id:
+{actions: {backend: {solver: {part: stats}}}}}, "python_over_compiled": {row: ratio}}``.
+
+    python -m benchmarks.controller_step [--steps 5000] [--backends compiled python]
+        [--solvers proxsuite daqp] [--actions zero policy] [--envs ...] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import mujoco
@@ -36,86 +59,204 @@ from humanoid_env.wbc_sim import WBCSimulation
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
+BACKENDS = ("compiled", "python")
+PARTS = ("update", "build", "solve", "torques")
+#: ``--actions`` choices; a ``policy`` run without a shipped policy is keyed ``random``.
+ACTIONS = ("zero", "policy")
+#: Moving references when there is no shipped policy: uniform in [-RANDOM_ACTION, RANDOM_ACTION].
+RANDOM_ACTION = 0.5
+RANDOM_SEED = 0
+ROOT = Path(__file__).resolve().parents[1]
+
+Policy = Callable[[np.ndarray, gym.Env], np.ndarray]
 
 
-def run(steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
-    sim = WBCSimulation(config=default_controller_config(qp_solver=qp_solver))
-    model, data, controller = sim.model, sim.data, sim.controller
-    torso = model.body("torso").id
-    parts = ("update", "build", "solve", "torques")
-    timings = {key: np.empty(steps) for key in (*parts, "wbc_step", "mj_step")}
+def run(steps: int, qp_solver: str = "proxsuite", backend: str = "compiled") -> dict[str, np.ndarray]:
+    """The standing robot alone (one backend and solver): see :func:`run_standing`."""
+    return run_standing(steps, [(backend, qp_solver)])[(backend, qp_solver)]
+
+
+def _push(t: float) -> np.ndarray:
+    angle = np.pi / 2 * int(t)
+    pushing = 0.5 <= t % 1.0 < 0.5 + PUSH_DURATION_S
+    return PUSH_FORCE_N * np.array([np.cos(angle), np.sin(angle)]) if pushing else np.zeros(2)
+
+
+def run_standing(steps: int, combos: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    """Parts, ``wbc_step`` and ``mj_step`` [us] over ``steps`` physics steps of the pushed standing
+    robot, one ``WBCSimulation`` per ``(backend, qp_solver)`` in ``combos``, taking turns step by step."""
+    sims = {
+        combo: WBCSimulation(config=default_controller_config(backend=combo[0], qp_solver=combo[1]))
+        for combo in combos
+    }
+    timings = {combo: {key: np.empty(steps) for key in (*PARTS, "wbc_step", "mj_step")} for combo in combos}
     clock = time.perf_counter
     for k in range(steps):
-        t = k * model.opt.timestep
-        phase = t % 1.0
-        angle = np.pi / 2 * int(t)
-        data.xfrc_applied[torso, :2] = (
-            PUSH_FORCE_N * np.array([np.cos(angle), np.sin(angle)]) if 0.5 <= phase < 0.5 + PUSH_DURATION_S else 0.0
-        )
-        t0 = clock()
-        tau = sim.torques()
-        t1 = clock()
-        sim.step(tau)
-        t2 = clock()
-        for part in parts:
-            timings[part][k] = controller.last_timings.get(part, np.nan) * 1e-6
-        timings["wbc_step"][k], timings["mj_step"][k] = t1 - t0, t2 - t1
-    if sim.fallbacks:
-        print(f"warning: {sim.fallbacks} fallbacks during the run")
-    return {key: value * 1e6 for key, value in timings.items()}
+        for combo, sim in sims.items():
+            model, data, controller, rows = sim.model, sim.data, sim.controller, timings[combo]
+            data.xfrc_applied[model.body("torso").id, :2] = _push(k * model.opt.timestep)
+            t0 = clock()
+            tau = sim.torques()
+            t1 = clock()
+            sim.step(tau)
+            t2 = clock()
+            for part in PARTS:
+                rows[part][k] = controller.last_timings.get(part, np.nan)
+            rows["wbc_step"][k], rows["mj_step"][k] = 1e6 * (t1 - t0), 1e6 * (t2 - t1)
+    for combo, sim in sims.items():
+        if sim.fallbacks:
+            print(f"warning: {sim.fallbacks} fallbacks during the standing run, {combo}")
+    return timings
 
 
-def run_env(env_id: str, steps: int, qp_solver: str = "proxsuite") -> dict[str, np.ndarray]:
+def random_policy(seed: int = RANDOM_SEED) -> Policy:
+    """Moving references: uniform actions in [-RANDOM_ACTION, RANDOM_ACTION], a fixed seed."""
+    rng = np.random.default_rng(seed)
+
+    def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
+        return rng.uniform(-RANDOM_ACTION, RANDOM_ACTION, env.action_space.shape)
+
+    return policy
+
+
+def action_source(env_id: str, actions: str) -> tuple[str, Callable[[], Policy], dict[str, Any], str]:
+    """``(key, make_policy, env_kwargs, description)`` of an ``--actions`` choice for ``env_id``.
+
+    ``policy``: the shipped one with its run's env keywords; ``random`` (moving references) when
+    ``env_id`` has none or it cannot be loaded. ``make_policy()`` gives one policy per env instance.
+    """
+    if actions == "zero":
+        return "zero", lambda: (lambda obs, env: np.zeros(env.action_space.shape)), {}, "zero actions"
+    try:
+        from training.evaluate import load_policy, policy_files
+        from training.shipped import policy_dir
+
+        folder = policy_dir(env_id)
+        files = policy_files(folder)
+        policy = load_policy(str(folder))  # deterministic: one instance serves every env
+    except Exception as err:  # no shipped policy, or no torch / stable-baselines3
+        print(f"note: no shipped policy for {env_id} ({err}); moving references instead", file=sys.stderr)
+        description = f"random actions in [-{RANDOM_ACTION}, {RANDOM_ACTION}], seed {RANDOM_SEED} (moving references)"
+        return "random", lambda: random_policy(RANDOM_SEED), {}, description
+    model = Path(files.model).resolve()
+    name = model.relative_to(ROOT) if model.is_relative_to(ROOT) else model
+    return "policy", lambda: policy, dict(files.env_kwargs), f"shipped policy {name}"
+
+
+def run_env(
+    env_id: str,
+    steps: int,
+    qp_solver: str = "proxsuite",
+    backend: str = "compiled",
+    actions: str = "zero",
+) -> dict[str, np.ndarray]:
+    """One env, one backend and solver: see :func:`run_envs`."""
+    key, make_policy, env_kwargs, _ = action_source(env_id, actions)
+    return run_envs(env_id, steps, [(backend, qp_solver)], make_policy, env_kwargs)[(backend, qp_solver)]
+
+
+def run_envs(
+    env_id: str,
+    steps: int,
+    combos: list[tuple[str, str]],
+    make_policy: Callable[[], Policy],
+    env_kwargs: dict[str, Any] | None = None,
+) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     """The controller's parts, its whole ``compute()`` and ``mj_step`` [us] over ``steps`` physics
-    steps of ``env_id`` in wbc mode (zero actions, pushes every 0.5-1 s, reset on termination)."""
-    env = gym.make(env_id, action_mode="wbc", qp_solver=qp_solver, push_interval_s=RECORDING_PUSH_INTERVAL_S)
-    base = env.unwrapped
-    parts = ("update", "build", "solve", "torques")
-    rows: list[list[float]] = []
+    steps of ``env_id`` in wbc mode (pushes every 0.5-1 s, reset on termination), one instance per
+    ``(backend, qp_solver)`` in ``combos``, taking turns env step by env step, acting by
+    ``make_policy()`` (one per instance); ``env_kwargs``: the policy's env keywords."""
+    kwargs = {**(env_kwargs or {}), "action_mode": "wbc", "push_interval_s": RECORDING_PUSH_INTERVAL_S}
     clock = time.perf_counter
-    compute, mj_step = base._compute_wbc, mujoco.mj_step  # NOTE: the env's per-physics-step hooks
-
-    def timed_compute(q, v):
-        start = clock()
-        result = compute(q, v)
-        rows.append([base.controller.last_timings[p] for p in parts] + [1e6 * (clock() - start)])
-        return result
+    compute_width = len(PARTS) + 1
+    mj_step = mujoco.mj_step  # NOTE: the envs' per-physics-step hooks: _compute_wbc and mujoco.mj_step
+    current: list[list[list[float]]] = [[]]  # the rows of the env stepping now
 
     def timed_mj_step(model, data):
         start = clock()
         mj_step(model, data)
-        if rows and len(rows[-1]) == len(parts) + 1:
+        rows = current[0]
+        if rows and len(rows[-1]) == compute_width:
             rows[-1].append(1e6 * (clock() - start))
 
-    base._compute_wbc, mujoco.mj_step = timed_compute, timed_mj_step
+    def timing(base, rows: list[list[float]]):
+        compute = base._compute_wbc
+
+        def timed_compute(q, v):
+            start = clock()
+            result = compute(q, v)
+            elapsed = 1e6 * (clock() - start)
+            rows.append([base.controller.last_timings[p] for p in PARTS] + [elapsed])
+            return result
+
+        return timed_compute
+
+    envs, rows, policies, obs = {}, {}, {}, {}
+    mujoco.mj_step = timed_mj_step
     try:
-        env.reset(seed=0)
-        action = np.zeros(env.action_space.shape)
-        while len(rows) < steps:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
+        for combo in combos:
+            backend, solver = combo
+            env = envs[combo] = gym.make(env_id, **kwargs, qp_solver=solver, wbc_backend=backend)
+            rows[combo], policies[combo] = [], make_policy()
+            env.unwrapped._compute_wbc = timing(env.unwrapped, rows[combo])
+            obs[combo], _ = env.reset(seed=0)
+        while any(len(rows[combo]) < steps for combo in combos):
+            for combo, env in envs.items():
+                if len(rows[combo]) >= steps:
+                    continue
+                current[0] = rows[combo]
+                obs[combo], _, terminated, truncated, _ = env.step(policies[combo](obs[combo], env))
+                if terminated or truncated:
+                    obs[combo], _ = env.reset()
+                current[0] = []
     finally:
         mujoco.mj_step = mj_step
-        env.close()
-    table = np.array([row for row in rows[:steps] if len(row) == len(parts) + 2])
-    return {key: table[:, j] for j, key in enumerate((*parts, "compute", "mj_step"))}
-
-
-def print_table(title: str, rows: dict[str, dict[str, float]], steps: int) -> None:
-    print(f"\n{title}: {'part':<10} {'median [us]':>12} {'p99 [us]':>10} {'max [us]':>10}   ({steps} steps)")
-    for key, row in rows.items():
-        print(f"{'':<{len(title) + 2}}{key:<10} {row['median_us']:>12.1f} {row['p99_us']:>10.1f} {row['max_us']:>10.1f}")
+        for env in envs.values():
+            env.close()
+    out = {}
+    for combo in combos:
+        table = np.array([row for row in rows[combo][:steps] if len(row) == compute_width + 1])
+        out[combo] = {key: table[:, j] for j, key in enumerate((*PARTS, "compute", "mj_step"))}
+    return out
 
 
 def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     return {key: stats(samples) for key, samples in timings.items()}
 
 
+def ratio(by_backend: dict[str, dict[str, dict]], solver: str, key: str) -> float | None:
+    """python / compiled of the ``key`` medians, None unless both backends ran."""
+    if not set(BACKENDS) <= set(by_backend):
+        return None
+    return by_backend["python"][solver][key]["median_us"] / by_backend["compiled"][solver][key]["median_us"]
+
+
+def print_table(title: str, by_backend: dict[str, dict[str, dict]], solver: str, steps: int) -> None:
+    """One row's parts: median / p99 / max [us] per backend and python / compiled of the medians."""
+    backends = list(by_backend)
+    header = "".join(f"{b + ' median':>17}{'p99':>9}{'max':>9}" for b in backends)
+    both = set(BACKENDS) <= set(backends)
+    print(f"\n{title}, qp_solver={solver}  ({steps} steps; [us])")
+    print(f"  {'part':<10}{header}{'python / compiled':>19}" if both else f"  {'part':<10}{header}")
+    for key in by_backend[backends[0]][solver]:
+        cells = "".join(
+            f"{row['median_us']:>17.1f}{row['p99_us']:>9.1f}{row['max_us']:>9.1f}"
+            for row in (by_backend[b][solver][key] for b in backends)
+        )
+        print(f"  {key:<10}{cells}{ratio(by_backend, solver, key):>19.2f}" if both else f"  {key:<10}{cells}")
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--steps", type=int, default=5000, help="physics steps per row, backend and solver")
+    parser.add_argument(
+        "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
+    )
     parser.add_argument("--solvers", nargs="+", default=["proxsuite", "daqp"], help="hot-path QP solvers to compare")
+    parser.add_argument(
+        "--actions", nargs="+", choices=ACTIONS, default=list(ACTIONS),
+        help="per env: zero actions and/or the shipped policy's (moving references)",
+    )
     parser.add_argument(
         "--envs", nargs="*", default=None, help="environments whose contact sets are measured (default: every "
         "registered one; none: skip)"
@@ -124,22 +265,52 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     start = machine()
     env_ids = registered_env_ids() if args.envs is None else args.envs
-    results = {}
+    backends = list(dict.fromkeys(args.backends))
+    combos = [(backend, solver) for solver in args.solvers for backend in backends]
+    ratios: dict[str, float | None] = {}
+
+    standing: dict[str, dict[str, dict]] = {backend: {} for backend in backends}
+    for (backend, solver), timings in run_standing(args.steps, combos).items():
+        standing[backend][solver] = summarise(timings)
     for solver in args.solvers:
-        rows = results[solver] = summarise(run(args.steps, solver))
-        print_table(f"standing, qp_solver={solver}", rows, args.steps)
+        print_table("standing", standing, solver, args.steps)
+        ratios[f"standing, {solver}"] = ratio(standing, solver, "wbc_step")
+
     envs: dict[str, dict[str, dict]] = {}
+    sources: dict[str, dict[str, str]] = {}
     for env_id in env_ids:
-        for solver in args.solvers:  # solvers alternate per env: a change of load hits them alike
-            rows = envs.setdefault(env_id, {})[solver] = summarise(run_env(env_id, args.steps, solver))
-            print_table(f"{env_id}, qp_solver={solver}", rows, args.steps)
-    if len(results) > 1:
+        for actions in args.actions:
+            key, make_policy, env_kwargs, description = action_source(env_id, actions)
+            sources.setdefault(env_id, {})[key] = description
+            by_backend = envs.setdefault(env_id, {})[key] = {backend: {} for backend in backends}
+            for (backend, solver), timings in run_envs(env_id, args.steps, combos, make_policy, env_kwargs).items():
+                by_backend[backend][solver] = summarise(timings)
+            for solver in args.solvers:
+                print_table(f"{env_id}, {key} actions", by_backend, solver, args.steps)
+                ratios[f"{env_id}, {key}, {solver}"] = ratio(by_backend, solver, "compute")
+            if key != "zero":
+                print(f"  ({description})")
+
+    if any(value is not None for value in ratios.values()):
+        print("\nwhole tick median (standing: wbc_step; envs: compute), python / compiled")
+        for name, value in ratios.items():
+            print(f"  {name:<50}{value:>6.2f}")
+    if len(args.solvers) > 1:
         base = args.solvers[0]
-        for solver in args.solvers[1:]:
-            ratio = results[solver]["wbc_step"]["median_us"] / results[base]["wbc_step"]["median_us"]
-            print(f"\nwbc_step median, {solver} / {base}: {ratio:.2f}")
-    settings = {"steps": args.steps, "solvers": args.solvers, "envs": env_ids}
-    write_json(args.json, settings, {"standing": results, "envs": envs}, start)
+        for backend in backends:
+            for solver in args.solvers[1:]:
+                r = standing[backend][solver]["wbc_step"]["median_us"] / standing[backend][base]["wbc_step"]["median_us"]
+                print(f"standing wbc_step median, {backend} backend, {solver} / {base}: {r:.2f}")
+    settings = {
+        "steps": args.steps,
+        "backends": backends,
+        "solvers": args.solvers,
+        "actions": args.actions,
+        "envs": env_ids,
+        "action_sources": sources,
+    }
+    results = {"standing": standing, "envs": envs, "python_over_compiled": ratios}
+    write_json(args.json, settings, results, start)
     return results
 
 

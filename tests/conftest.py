@@ -9,6 +9,7 @@ import pytest
 from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import RobotModel, WholeBodyController
+from wbc_layer.config import BACKENDS
 
 #: Same seed, same trajectory, to this much [m, rad, m/s, s] after a rollout. Not bit for bit:
 #: proxsuite's dense kernels (and, seen once, the DAQP path too) round differently depending on
@@ -40,11 +41,17 @@ def bridge(mj_model, robot) -> SimBridge:
     return SimBridge(mj_model, robot.joint_names)
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    """Each controller test runs on both backends: the compiled tick and the Python reference."""
+    return request.param
+
+
 @pytest.fixture
-def controller(robot, bridge, mj_data) -> WholeBodyController:
+def controller(robot, bridge, mj_data, backend) -> WholeBodyController:
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
-    return WholeBodyController(robot, default_controller_config())
+    return WholeBodyController(robot, default_controller_config(backend=backend))
 
 
 def random_state(mj_model, data, rng: np.random.Generator, joint_noise=0.3, velocity_scale=1.0) -> None:

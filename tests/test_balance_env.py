@@ -15,6 +15,7 @@ import humanoid_env  # noqa: F401
 from humanoid_env.robot_config import ROBOT_XML, default_controller_config
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import QPSolveError, RobotModel, gravity_compensation
+from wbc_layer.config import BACKENDS
 from wbc_layer.controller import make_contact
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
@@ -188,12 +189,13 @@ def test_invalid_values_rejected(kwargs, message):
 FALLBACK_TOL = 1e-6
 
 
-def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch, backend):
     """The QP solve fails inside the real compute(), after the model update: every physics step
     applies the gravity-compensation torques of *that step's* state (the oracle: a separate robot
     model and the static QP at the MuJoCo state the torques were applied at), reports "fallback",
     and MuJoCo never receives a non-finite control."""
-    env = make(**NO_PUSH)
+    env = make(**NO_PUSH, wbc_backend=backend)
     env.reset(seed=0)
     u = env.unwrapped
     controller = u.controller
@@ -208,6 +210,11 @@ def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch):
 
     monkeypatch.setattr(controller.solver, "solve", failing_solve)
     monkeypatch.setattr(controller.limited_solver, "solve", failing_solve)
+    if controller.compiled is not None:  # the compiled tick solves in C++: fail it after its update
+        tick = controller.compiled.compute
+        monkeypatch.setattr(
+            controller.compiled, "compute", lambda *state: ("primal_infeasible", None, None, -1, 0.0) if tick(*state) else None
+        )
     applied = []  # (qpos, qvel, tau, ctrl) at each physics step, as handed to MuJoCo
     to_ctrl = u.bridge.torques_to_ctrl
 

@@ -124,7 +124,7 @@ def _feet_on(body_name: str):
     return tuple(dataclasses.replace(c, on_body=body_name) for c in foot_contacts())
 
 
-def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge):
+def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, backend):
     """The robot standing on a (virtual) board under its soles: the QP's solution satisfies the
     robot's dynamics, the board's dynamics with the feet's reaction wrenches, and the feet move
     with the board's surface."""
@@ -136,7 +136,7 @@ def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge):
     robot.update(q, v)
     sole_z = robot.frame_placement("left_sole").translation[2]
     board = SeesawBody("seesaw", MASS, COM, INERTIA, RADIUS, origin=(0.03, 0.0, sole_z - 0.02))
-    config = default_controller_config(contacts=_feet_on("seesaw"))
+    config = default_controller_config(contacts=_feet_on("seesaw"), backend=backend)
     controller = WholeBodyController(robot, config, bodies=[board])
     controller.com_task.set_reference(robot.com + [0.0, 0.02, 0.0])
     result = controller.compute(q, v, body_states={"seesaw": (np.array([0.05]), np.array([0.3]))})
@@ -167,12 +167,12 @@ def test_contact_on_an_unknown_body_is_rejected(robot):
         WholeBodyController(robot, default_controller_config(contacts=_feet_on("seesaw")))
 
 
-def test_compute_needs_the_body_state(mj_data, robot, bridge):
+def test_compute_needs_the_body_state(mj_data, robot, bridge, backend):
     from humanoid_env.robot_config import default_controller_config
     from wbc_layer import WholeBodyController
 
     board = SeesawBody("seesaw", MASS, COM, INERTIA, RADIUS, origin=(0.0, 0.0, 0.0))
-    controller = WholeBodyController(robot, default_controller_config(contacts=_feet_on("seesaw")), bodies=[board])
+    controller = WholeBodyController(robot, default_controller_config(contacts=_feet_on("seesaw"), backend=backend), bodies=[board])
     with pytest.raises(ConfigError, match=r"needs body_states for the environment bodies \['seesaw'\]"):
         controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
 

@@ -130,7 +130,7 @@ def test_second_backend_finds_the_same_solution(mj_model, mj_data, bridge, contr
     assert np.allclose(x_quadprog, x_proxsuite, atol=1e-5)
 
 
-def test_impossible_force_target_without_friction_is_reported_as_failure(mj_model, mj_data, robot, bridge):
+def test_impossible_force_target_without_friction_is_reported_as_failure(mj_model, mj_data, robot, bridge, backend):
     """Impossible force target: the right hand must press a frictionless wall with >= 500 N.
     The arm's 25 N m joints cannot produce it and frictionless feet cannot hold the reaction,
     so no x satisfies the rows: the controller must raise, not return garbage."""
@@ -138,7 +138,7 @@ def test_impossible_force_target_without_friction_is_reported_as_failure(mj_mode
                          friction_coefficient=0.0, min_normal_force=500.0)
     feet = [ContactConfig(f"{s}_foot", f"{s}_sole", friction_coefficient=0.0) for s in ("left", "right")]
     robot.update(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
-    config = default_controller_config().with_overrides(contacts=(*feet, hand))
+    config = default_controller_config(backend=backend).with_overrides(contacts=(*feet, hand))
     controller = WholeBodyController(robot, config)
     with pytest.raises(QPSolveError, match="infeasible|max_iter") as failure:
         controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
@@ -177,7 +177,7 @@ def test_torques_match_mujoco_inverse_dynamics(mj_model, mj_data, robot, bridge,
     assert np.abs(base_rows).max() < 1e-6  # the base is unactuated [N, N m]
 
 
-def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge):
+def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge, backend):
     """The reproducible DAQP path satisfies the same invariant and agrees with proxsuite on
     the torques (the weakly regularised internal foot forces may differ, the torques not much)."""
     standing_state(mj_model, mj_data, np.random.default_rng(4))
@@ -185,7 +185,7 @@ def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge)
     robot.update(q, v)
     results = {}
     for solver in ("proxsuite", "daqp"):
-        controller = WholeBodyController(robot, default_controller_config(qp_solver=solver))
+        controller = WholeBodyController(robot, default_controller_config(qp_solver=solver, backend=backend))
         controller.com_task.set_reference(robot.com + [0.01, 0.0, 0.0])
         results[solver] = controller.compute(q, v)
         assert np.abs(_dynamics_residual(controller, results[solver])).max() < DYNAMICS_TOL

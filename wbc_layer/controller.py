@@ -117,7 +117,6 @@ class WholeBodyController:
         self.last_timings: dict[str, float] = {}
         #: the compiled tick (None with backend="python").
         self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
-        self._robot_state: tuple[np.ndarray, np.ndarray] | None = None  # (q, v) not yet in self.robot
 
     @property
     def backend(self) -> str:
@@ -179,12 +178,18 @@ class WholeBodyController:
         controller was given. ``last_timings`` then holds the wall time [us] of ``update``,
         ``build``, ``solve`` (both solves when a torque limit was hit) and ``torques``.
         """
-        clock = time.perf_counter
-        t0 = clock()
         if body_states or self.bodies:
             self._update_bodies(body_states or {})
         if self.compiled is not None:
             return self._compute_compiled(q, v)
+        return self.compute_python(q, v)
+
+    def compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
+        """The Python reference tick on the same tasks and contacts (environment bodies as last
+        updated by :meth:`compute`), with its own warm start: what ``backend="python"`` runs.
+        The compiled backend's tests compare the two on recorded states."""
+        clock = time.perf_counter
+        t0 = clock()
         self.robot.update(q, v)
         t1 = clock()
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
@@ -232,7 +237,7 @@ class WholeBodyController:
         else:
             s = s_dot = self._NO_BODIES
         status, x, tau, iterations, solve_time_us = self.compiled.compute(q, v, s, s_dot)
-        self._robot_state = (q, v)
+        self.robot.defer_update(q, v)  # reading self.robot after the tick gives this state
         if status != "solved":
             raise QPSolveError(status, self.compiled.problem(), None)
         layout = self.layout
@@ -247,9 +252,6 @@ class WholeBodyController:
         Falls back further to the actuated part of generalized gravity, clipped to the
         torque limits, if even the static QP has no solution; never returns NaN.
         """
-        if self._robot_state is not None:  # the compiled tick does not update self.robot
-            self.robot.update(*self._robot_state)
-            self._robot_state = None
         try:
             tau = gravity_compensation(
                 self.robot, list(self.contacts.values()), n_facets=self.config.friction_facets

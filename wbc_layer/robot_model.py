@@ -35,6 +35,10 @@ class RobotModel:
     - ``com`` (3,), ``com_velocity`` (3,), ``com_jacobian`` (3, nv), ``com_drift`` (3,)
       (``Jcom_dot v``, the CoM acceleration at ``qdd = 0``) [m, m/s, -, m/s^2]
     - frame placements, Jacobians and drifts through the ``frame_*`` methods.
+
+    :meth:`defer_update` (what the compiled controller tick calls: it computes these terms in
+    C++) only records ``(q, v)``; the terms are then computed on their first read, so reading
+    the model after any tick gives that tick's state.
     """
 
     def __init__(self, model: pin.Model, torque_limits: dict[str, tuple[float, float]]):
@@ -56,9 +60,8 @@ class RobotModel:
         self._frame_ids: dict[str, int] = {}
         self._lower = np.tril_indices(model.nv, -1)
         self._zero_v = np.zeros(model.nv)
-        self.q = pin.neutral(model)
-        self.v = np.zeros(model.nv)
-        self.update(self.q, self.v)
+        self._pending: tuple[np.ndarray, np.ndarray] | None = None
+        self.update(pin.neutral(model), np.zeros(model.nv))
 
     @classmethod
     def from_mjcf(cls, path: str | Path) -> RobotModel:
@@ -100,25 +103,76 @@ class RobotModel:
     def update(self, q: np.ndarray, v: np.ndarray) -> None:
         """Compute all terms at configuration ``q`` (nq,) and velocity ``v`` (nv,)."""
         model, data = self.model, self.data
-        self.q = np.asarray(q, dtype=float)
-        self.v = np.asarray(v, dtype=float)
-        pin.computeAllTerms(model, data, self.q, self.v)
-        self.M = data.M.copy()
-        self.M[self._lower] = self.M.T[self._lower]  # NOTE: crba fills only the upper triangle
-        self.h = data.nle + self.damping * self.v
-        self.com = data.com[0].copy()
-        self.com_velocity = data.vcom[0].copy()
-        self.com_jacobian = data.Jcom.copy()
+        self._pending = None
+        self._q = q = np.asarray(q, dtype=float)
+        self._v = v = np.asarray(v, dtype=float)
+        pin.computeAllTerms(model, data, q, v)
+        M = data.M.copy()
+        M[self._lower] = M.T[self._lower]  # NOTE: crba fills only the upper triangle
+        self._M = M
+        self._h = data.nle + self.damping * v
+        self._com = data.com[0].copy()
+        self._com_velocity = data.vcom[0].copy()
+        self._com_jacobian = data.Jcom.copy()
         # Kinematics with qdd = 0 (centerOfMass runs it): frame accelerations are the drifts.
-        pin.centerOfMass(model, data, self.q, self.v, self._zero_v)
-        self.com_drift = data.acom[0].copy()
+        pin.centerOfMass(model, data, q, v, self._zero_v)
+        self._com_drift = data.acom[0].copy()
         pin.updateFramePlacements(model, data)
         self._gravity = None
         self._frame_cache.clear()
 
+    def defer_update(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Record ``(q, v)``; :meth:`update` runs on the first read of a term."""
+        self._pending = (q, v)
+
+    def _sync(self) -> None:
+        if self._pending is not None:
+            self.update(*self._pending)
+
+    @property
+    def q(self) -> np.ndarray:
+        """(nq,) configuration of the last update [m, -, rad]."""
+        return self._q if self._pending is None else np.asarray(self._pending[0], dtype=float)
+
+    @property
+    def v(self) -> np.ndarray:
+        """(nv,) velocity of the last update [m/s, rad/s]."""
+        return self._v if self._pending is None else np.asarray(self._pending[1], dtype=float)
+
+    @property
+    def M(self) -> np.ndarray:  # noqa: N802 (the dynamics' name)
+        self._sync()
+        return self._M
+
+    @property
+    def h(self) -> np.ndarray:
+        self._sync()
+        return self._h
+
+    @property
+    def com(self) -> np.ndarray:
+        self._sync()
+        return self._com
+
+    @property
+    def com_velocity(self) -> np.ndarray:
+        self._sync()
+        return self._com_velocity
+
+    @property
+    def com_jacobian(self) -> np.ndarray:
+        self._sync()
+        return self._com_jacobian
+
+    @property
+    def com_drift(self) -> np.ndarray:
+        self._sync()
+        return self._com_drift
+
     @property
     def g(self) -> np.ndarray:
         """(nv,) generalized gravity at the last ``q`` [N, N m] (computed on first use)."""
+        self._sync()
         if self._gravity is None:
             self._gravity = pin.computeGeneralizedGravity(self.model, self.data, self.q).copy()
         return self._gravity
@@ -136,10 +190,12 @@ class RobotModel:
 
     def frame_placement(self, name: str) -> pin.SE3:
         """World placement of a frame."""
+        self._sync()
         return self.data.oMf[self.frame_id(name)]
 
     def frame_jacobian(self, name: str, local: bool) -> np.ndarray:
         """(6, nv) frame Jacobian, rows [linear; angular]; ``local``: frame axes, else world axes."""
+        self._sync()
         key = ("J", name, local)
         if key not in self._frame_cache:
             ref = LOCAL if local else LOCAL_WORLD_ALIGNED
@@ -150,6 +206,7 @@ class RobotModel:
 
     def frame_velocity(self, name: str, local: bool) -> np.ndarray:
         """(6,) frame twist [linear; angular] [m/s, rad/s] in frame or world axes."""
+        self._sync()
         ref = LOCAL if local else LOCAL_WORLD_ALIGNED
         return pin.getFrameVelocity(self.model, self.data, self.frame_id(name), ref).vector
 
@@ -160,6 +217,7 @@ class RobotModel:
         6D contact). ``local=False``: world axes, with the *classical* linear acceleration of
         the frame origin (the second derivative of its world position: point contacts).
         """
+        self._sync()
         key = ("drift", name, local)
         if key not in self._frame_cache:
             fid = self.frame_id(name)

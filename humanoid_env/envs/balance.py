@@ -138,7 +138,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
     ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "proxsuite" (or
-    "daqp", see Reproducibility), ``timing_in_info`` = False (see info). Unknown keywords raise ``ValueError``
+    "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
+    "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False (see info). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
     """

@@ -25,7 +25,7 @@ from humanoid_env.envs.sensing import ContactSensor
 from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import QPSolveError, RobotModel, WholeBodyController
-from wbc_layer.config import QP_SOLVERS
+from wbc_layer.config import BACKENDS, QP_SOLVERS
 
 if TYPE_CHECKING:
     from humanoid_env.envs.scenario import Scenario
@@ -78,6 +78,7 @@ BASE_DEFAULTS: dict[str, Any] = {
     # identical steps' info differ, which env checkers reject)
     "timing_in_info": False,
     "qp_solver": "proxsuite",
+    "wbc_backend": "compiled",
 }
 
 
@@ -184,6 +185,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         """Reject invalid values with a message naming the keyword."""
         check_choice("action_mode", cfg["action_mode"], ACTION_MODES)
         check_choice("qp_solver", cfg["qp_solver"], QP_SOLVERS)
+        check_choice("wbc_backend", cfg["wbc_backend"], BACKENDS)
         if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
         if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
@@ -343,7 +345,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         """A fresh controller per episode (no warm start carried across episodes: determinism)."""
         q_home, v_zero = self._home_pinocchio()
         self.robot.update(q_home, v_zero)
-        self.controller = WholeBodyController(self.robot, default_controller_config(qp_solver=self.config["qp_solver"]))
+        self.controller = WholeBodyController(self.robot, default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]))
 
     def _home_pinocchio(self) -> tuple[np.ndarray, np.ndarray]:
         qpos = self.model.key_qpos[self.home_key].copy()

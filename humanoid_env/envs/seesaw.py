@@ -292,7 +292,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     def controller_config(self) -> ControllerConfig:
         """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``)."""
-        config = default_controller_config(qp_solver=self.config["qp_solver"])
+        config = default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"])
         if self.seesaw_model == "coupled":
             cfg = self.config
             contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in foot_contacts())

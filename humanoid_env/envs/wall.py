@@ -219,7 +219,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     def controller_config(self, hand_active: bool = True) -> ControllerConfig:
         """The WBC's configuration: feet supporting, right hand controlled."""
-        return wall_controller_config(self.config["hand_force_max_n"], hand_active, qp_solver=self.config["qp_solver"])
+        return wall_controller_config(self.config["hand_force_max_n"], hand_active, qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"])
 
     def _build_controller(self) -> None:
         """A fresh controller per episode, hand contact on (the start state touches the wall)."""
@@ -233,7 +233,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     # -- settling -------------------------------------------------------------------------
     def _settled_state(self) -> tuple[np.ndarray, np.ndarray]:
         cfg = self.config
-        key = (cfg["qp_solver"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]), float(cfg["hand_force_max_n"]))
+        key = (cfg["qp_solver"], cfg["wbc_backend"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]), float(cfg["hand_force_max_n"]))
         if key not in _SETTLED:
             _SETTLED[key] = self._settle()
         qpos, offset = _SETTLED[key]
@@ -262,7 +262,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
         robot = self._robot_plain
         robot.update(q, v)
-        controller = WholeBodyController(robot, default_controller_config(qp_solver=self.config["qp_solver"]))
+        controller = WholeBodyController(robot, default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]))
         approach = FramePositionTask("hand_approach", 100.0, kp=100.0, kd=20.0, frame=HAND)
         controller.add_task(approach)
         start = d.site_xpos[self._hand_site].copy()
