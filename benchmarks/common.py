@@ -66,6 +66,15 @@ def write_json(
     print(f"wrote {path}  (load average {machine_start['load_average']} -> {info['load_average_end']})")
 
 
+def problem_copies(controller) -> tuple[QPProblem, QPProblem]:
+    """Copies of ``controller``'s last QP with and without the torque-limit rows, from either
+    backend (the compiled one builds the QP in C++: its Python builder stays unused)."""
+    if controller.compiled is not None:
+        return controller.compiled.problem(with_torque_limits=True), controller.compiled.problem(with_torque_limits=False)
+    problem = controller.last_problem
+    return problem.copy(), controller.builder.without_torque_limits(problem).copy()
+
+
 def record_problems(
     env_id: str, n: int, seed: int = 0, actions: str = "zero", **env_kwargs: Any
 ) -> tuple[list[QPProblem], list[QPProblem], dict[str, Any]]:
@@ -75,6 +84,8 @@ def record_problems(
     torque-limit rows (what the controller solves first, and usually only), ``full[k]`` the
     same with them; ``info`` counts resets and the physics steps whose QP failed (``fallbacks``, not recorded).
     ``actions``: ``"zero"`` (the WBC alone) or ``"random"`` (uniform in the action space).
+    The controller backend is the env's (``wbc_backend`` in ``env_kwargs``; default compiled):
+    both build the same QP.
     """
     kwargs = {"push_interval_s": RECORDING_PUSH_INTERVAL_S, **env_kwargs, "action_mode": "wbc"}
     env = gym.make(env_id, **kwargs)
@@ -86,9 +97,9 @@ def record_problems(
     def recording_compute(q, v):
         result = compute(q, v)
         if len(hot) < n:
-            problem = base.controller.last_problem
-            full.append(problem.copy())
-            hot.append(base.controller.builder.without_torque_limits(problem).copy())
+            full_problem, hot_problem = problem_copies(base.controller)
+            full.append(full_problem)
+            hot.append(hot_problem)
         return result
 
     base._compute_wbc = recording_compute

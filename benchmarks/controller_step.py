@@ -220,19 +220,29 @@ def run_envs(
     return out
 
 
-def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    return {key: stats(samples) for key, samples in timings.items()}
+def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float] | None]:
+    """Stats per part; None for a controller part that is 0 at every step: one the backend does
+    not time (the compiled backend with ``qp_solver="daqp"`` reports no parts, only the whole
+    tick is measured)."""
+    return {
+        key: None if key in PARTS and not np.any(samples) else stats(samples)
+        for key, samples in timings.items()
+    }
 
 
 def ratio(by_backend: dict[str, dict[str, dict]], solver: str, key: str) -> float | None:
-    """python / compiled of the ``key`` medians, None unless both backends ran."""
+    """python / compiled of the ``key`` medians, None unless both backends ran and timed it."""
     if not set(BACKENDS) <= set(by_backend):
         return None
-    return by_backend["python"][solver][key]["median_us"] / by_backend["compiled"][solver][key]["median_us"]
+    python, compiled = by_backend["python"][solver][key], by_backend["compiled"][solver][key]
+    if python is None or compiled is None or compiled["median_us"] <= 0.0:
+        return None
+    return python["median_us"] / compiled["median_us"]
 
 
 def print_table(title: str, by_backend: dict[str, dict[str, dict]], solver: str, steps: int) -> None:
-    """One row's parts: median / p99 / max [us] per backend and python / compiled of the medians."""
+    """One row's parts: median / p99 / max [us] per backend and python / compiled of the medians
+    (``-``: not timed by that backend)."""
     backends = list(by_backend)
     header = "".join(f"{b + ' median':>17}{'p99':>9}{'max':>9}" for b in backends)
     both = set(BACKENDS) <= set(backends)
@@ -240,10 +250,12 @@ def print_table(title: str, by_backend: dict[str, dict[str, dict]], solver: str,
     print(f"  {'part':<10}{header}{'python / compiled':>19}" if both else f"  {'part':<10}{header}")
     for key in by_backend[backends[0]][solver]:
         cells = "".join(
-            f"{row['median_us']:>17.1f}{row['p99_us']:>9.1f}{row['max_us']:>9.1f}"
+            f"{'-':>17}{'-':>9}{'-':>9}" if row is None
+            else f"{row['median_us']:>17.1f}{row['p99_us']:>9.1f}{row['max_us']:>9.1f}"
             for row in (by_backend[b][solver][key] for b in backends)
         )
-        print(f"  {key:<10}{cells}{ratio(by_backend, solver, key):>19.2f}" if both else f"  {key:<10}{cells}")
+        r = ratio(by_backend, solver, key)
+        print(f"  {key:<10}{cells}" + (f"{'-' if r is None else f'{r:.2f}':>19}" if both else ""))
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -294,7 +306,7 @@ def main(argv: list[str] | None = None) -> dict:
     if any(value is not None for value in ratios.values()):
         print("\nwhole tick median (standing: wbc_step; envs: compute), python / compiled")
         for name, value in ratios.items():
-            print(f"  {name:<50}{value:>6.2f}")
+            print(f"  {name:<50}{'-' if value is None else f'{value:.2f}':>6}")
     if len(args.solvers) > 1:
         base = args.solvers[0]
         for backend in backends:

@@ -23,6 +23,12 @@ all solvers' solutions that are feasible to ``TOL`` on that problem (rows in N, 
 Two problem variants: ``hot`` (without the torque-limit rows: what the controller solves first,
 and usually only) and ``full`` (with them: the re-solve when a limit is hit).
 
+No ``--backends`` option: this benchmark does not depend on the controller backend. The problems
+are recorded from the env's default (compiled) controller, copied out of it; both backends
+build the same QP (``tests/test_backends_agree.py``), and every solver here, ours included, is
+called from Python on those copies, outside any controller. The compiled backend's in-tick
+solve is timed by ``benchmarks.controller_step`` and ``benchmarks.scaling``.
+
     python -m benchmarks.qp_backends [--problems 1000] [--variants hot full] [--json PATH]
 """
 

@@ -1,9 +1,9 @@
-"""Controller time against the number of contacts and the robot's degrees of freedom.
+"""Controller time against the number of contacts and the robot's degrees of freedom, per backend.
 
 Records N states (default 2,000 physics steps = 4 s) of the standing robot under the WBC with
 40 N pushes (as ``benchmarks/controller_step.py``), then replays the same states through one
-controller per configuration, the configurations taking turns state by state (each controller
-keeps its own warm start):
+controller per configuration and backend, all taking turns state by state (each controller
+keeps its own warm start), so that a change of machine load hits them alike:
 
 - contacts (full robot, nv = 29): two feet (6D wrench each); + the right hand; + both hands.
   Hands are controlled point contacts at the ``<side>_hand`` sites (3D force, friction pyramid,
@@ -13,12 +13,19 @@ keeps its own warm start):
   (11 joints), locked at the home posture with ``pinocchio.buildReducedModel``; the states are
   restricted to the remaining joints.
 
-For each: nv, the QP's size (n, n_eq, n_in of the full problem; n_in of the hot problem
-without the torque-limit rows), ``compute()`` wall time median / p99 [us] and the medians of its
-parts (update = pinocchio terms, build, solve incl. a re-solve when a torque limit is hit,
-torques), and how often a torque limit forced the re-solve.
+Backends (``--backends``, default ``compiled python``): the tick in C++ and the Python
+reference, every configuration under each. For each configuration: nv and the QP's size (n,
+n_eq, n_in of the full problem; n_in of the hot problem without the torque-limit rows: the
+same for both backends, taken from the first), and per backend ``compute()`` wall time median /
+p99 [us], the medians of its parts (``last_timings``: update = pinocchio terms, build, solve
+incl. a re-solve when a torque limit is hit, torques; timed in C++ for the compiled backend)
+and how often a torque limit forced the re-solve (python: calls of a counting wrapper around
+``controller.limited_solver``; compiled: the core's ``used_torque_limits`` flag after each
+tick), and the ``python / compiled`` ratio of the ``compute()`` medians. JSON: ``results[group]
+[configuration] = {"nv", "n_contacts", "qp", "backends": {backend: {"compute",
+"parts_median_us", "torque_limited_fraction"}}, "python_over_compiled"}``.
 
-    python -m benchmarks.scaling [--steps 2000] [--json PATH]
+    python -m benchmarks.scaling [--steps 2000] [--backends compiled python] [--json PATH]
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ WAIST_JOINTS = ("waist_yaw", "waist_roll", "waist_pitch")
 HAND_FORCE_TARGET_N = 10.0
 HAND_NORMALS = {"right": (0.0, 1.0, 0.0), "left": (0.0, -1.0, 0.0)}
 PARTS = ("update", "build", "solve", "torques")
+BACKENDS = ("compiled", "python")
 
 
 def record_states(steps: int) -> tuple[np.ndarray, np.ndarray, RobotModel]:
@@ -99,9 +107,9 @@ def state_map(full: RobotModel, reduced: RobotModel) -> tuple[np.ndarray, np.nda
     return np.array(q_ids), np.array(v_ids)
 
 
-def contact_config(hands: tuple[str, ...]) -> ControllerConfig:
+def contact_config(hands: tuple[str, ...], backend: str = "compiled") -> ControllerConfig:
     hand_contacts = tuple(hand_contact(side, HAND_NORMALS[side]) for side in hands)
-    return default_controller_config(contacts=(*foot_contacts(), *hand_contacts))
+    return default_controller_config(contacts=(*foot_contacts(), *hand_contacts), backend=backend)
 
 
 class CountingSolver:
@@ -119,17 +127,20 @@ class CountingSolver:
 
 
 class Case:
-    """One configuration: a robot model, its controller, and the state restriction."""
+    """One configuration under one backend: a robot model, its controller, and the state restriction."""
 
     def __init__(self, name: str, robot: RobotModel, config: ControllerConfig, q0: np.ndarray, q_ids, v_ids):
-        self.name, self.robot = name, robot
+        self.name, self.robot, self.backend = name, robot, config.backend
         self.q_ids, self.v_ids = q_ids, v_ids
         robot.update(q0[q_ids], np.zeros(robot.nv))  # the posture target: the home posture
         self.controller = WholeBodyController(robot, config)
         for contact in config.contacts:
             if contact.mode == "controlled":
                 self.controller.set_force_target(contact.name, HAND_FORCE_TARGET_N)
+        # re-solves with the torque-limit rows: the python backend calls limited_solver, the
+        # compiled one flags them in its core (it never calls the Python solvers)
         self.resolves = self.controller.limited_solver = CountingSolver(self.controller.limited_solver)
+        self.limited_ticks = 0
         self.total_us: list[float] = []
         self.parts: dict[str, list[float]] = {part: [] for part in PARTS}
 
@@ -137,79 +148,117 @@ class Case:
         start = time.perf_counter()
         self.controller.compute(q[self.q_ids], v[self.v_ids])
         self.total_us.append(1e6 * (time.perf_counter() - start))
+        if self.controller.compiled is not None:
+            self.limited_ticks += int(self.controller.compiled.core.used_torque_limits)
         for part in PARTS:
             self.parts[part].append(self.controller.last_timings[part])
 
-    def summary(self) -> dict:
-        problem = self.controller.last_problem
-        hot = self.controller.builder.without_torque_limits(problem)
+    def qp_size(self) -> dict[str, int]:
+        """The last tick's QP: n, n_eq, n_in (full problem), n_in_hot (without torque-limit rows)."""
+        controller = self.controller
+        problem = controller.last_problem
+        if controller.compiled is not None:
+            hot = controller.compiled.problem(with_torque_limits=False)
+        else:
+            hot = controller.builder.without_torque_limits(problem)
+        return {"n": problem.n, "n_eq": problem.A.shape[0], "n_in": problem.G.shape[0], "n_in_hot": hot.G.shape[0]}
+
+    def timing(self) -> dict:
+        limited = self.limited_ticks if self.controller.compiled is not None else self.resolves.calls
         return {
-            "nv": self.robot.nv,
-            "n_contacts": len(self.controller.contacts),
-            "qp": {
-                "n": problem.n,
-                "n_eq": problem.A.shape[0],
-                "n_in": problem.G.shape[0],
-                "n_in_hot": hot.G.shape[0],
-            },
             "compute": stats(self.total_us),
             "parts_median_us": {part: float(np.median(values)) for part, values in self.parts.items()},
-            "torque_limited_fraction": self.resolves.calls / len(self.total_us),
+            "torque_limited_fraction": limited / len(self.total_us),
         }
 
 
-def build_cases(robot: RobotModel, q0: np.ndarray) -> dict[str, list[Case]]:
+def summary(cases: list[Case]) -> dict:
+    """One configuration's row: sizes (from the first backend's case) and each backend's timing."""
+    first = cases[0]
+    timing = {case.backend: case.timing() for case in cases}
+    row = {
+        "nv": first.robot.nv,
+        "n_contacts": len(first.controller.contacts),
+        "qp": first.qp_size(),
+        "backends": timing,
+        "python_over_compiled": None,
+    }
+    if set(BACKENDS) <= set(timing):
+        row["python_over_compiled"] = timing["python"]["compute"]["median_us"] / timing["compiled"]["compute"]["median_us"]
+    return row
+
+
+def build_cases(robot: RobotModel, q0: np.ndarray, backends: tuple[str, ...] = BACKENDS) -> dict[str, dict[str, list[Case]]]:
+    """group -> configuration name -> one :class:`Case` per backend."""
     all_q, all_v = np.arange(robot.nq), np.arange(robot.nv)
-    contacts = [
-        Case(name, RobotModel.from_mjcf(ROBOT_XML), contact_config(hands), q0, all_q, all_v)
+    contacts = {
+        name: [
+            Case(name, RobotModel.from_mjcf(ROBOT_XML), contact_config(hands, backend), q0, all_q, all_v)
+            for backend in backends
+        ]
         for name, hands in (
             ("2 feet", ()),
             ("2 feet + right hand", ("right",)),
             ("2 feet + 2 hands", ("right", "left")),
         )
-    ]
-    dofs = [contacts[0]]
+    }
+    dofs = {"2 feet": contacts["2 feet"]}
     for name, locked in (("arms locked", ARM_JOINTS), ("arms + waist locked", ARM_JOINTS + WAIST_JOINTS)):
-        reduced = reduced_robot(robot, locked, q0)
-        dofs.append(Case(name, reduced, default_controller_config(), q0, *state_map(robot, reduced)))
+        dofs[name] = []
+        for backend in backends:
+            reduced = reduced_robot(robot, locked, q0)
+            config = default_controller_config(backend=backend)
+            dofs[name].append(Case(name, reduced, config, q0, *state_map(robot, reduced)))
     return {"contacts": contacts, "dofs": dofs}
 
 
 def print_table(title: str, rows: dict[str, dict]) -> None:
     print(f"\n{title}")
     print(
-        f"  {'configuration':<22}{'nv':>4}{'n':>5}{'n_eq':>6}{'n_in':>6}{'hot':>5}{'median [us]':>13}{'p99 [us]':>10}"
-        f"{'update':>8}{'build':>8}{'solve':>8}{'torques':>9}{'limited':>9}"
+        f"  {'configuration':<22}{'nv':>4}{'n':>5}{'n_eq':>6}{'n_in':>6}{'hot':>5}  {'backend':<9}{'median [us]':>12}"
+        f"{'p99 [us]':>10}{'update':>8}{'build':>8}{'solve':>8}{'torques':>9}{'limited':>9}{'python / compiled':>19}"
     )
     for name, row in rows.items():
-        qp, parts = row["qp"], row["parts_median_us"]
-        print(
-            f"  {name:<22}{row['nv']:>4}{qp['n']:>5}{qp['n_eq']:>6}{qp['n_in']:>6}{qp['n_in_hot']:>5}"
-            f"{row['compute']['median_us']:>13.1f}{row['compute']['p99_us']:>10.1f}{parts['update']:>8.1f}"
-            f"{parts['build']:>8.1f}{parts['solve']:>8.1f}{parts['torques']:>9.1f}{row['torque_limited_fraction']:>9.3f}"
-        )
+        qp = row["qp"]
+        sizes = f"{name:<22}{row['nv']:>4}{qp['n']:>5}{qp['n_eq']:>6}{qp['n_in']:>6}{qp['n_in_hot']:>5}"
+        for i, (backend, timing) in enumerate(row["backends"].items()):
+            parts = timing["parts_median_us"]
+            ratio = row["python_over_compiled"]
+            last = i == len(row["backends"]) - 1 and ratio is not None
+            print(
+                f"  {sizes if i == 0 else '':<48}  {backend:<9}{timing['compute']['median_us']:>12.1f}"
+                f"{timing['compute']['p99_us']:>10.1f}{parts['update']:>8.1f}{parts['build']:>8.1f}{parts['solve']:>8.1f}"
+                f"{parts['torques']:>9.1f}{timing['torque_limited_fraction']:>9.3f}" + (f"{ratio:>19.2f}" if last else "")
+            )
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="recorded states (physics steps at 500 Hz)")
+    parser.add_argument(
+        "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
+    )
     parser.add_argument("--json", default=str(RESULTS / "scaling.json"))
     args = parser.parse_args(argv)
+    backends = tuple(dict.fromkeys(args.backends))
     start = machine()
     print(f"load average {start['load_average']} on {start['cpus']} CPUs")
     qs, vs, robot = record_states(args.steps)
-    groups = build_cases(robot, qs[0])
-    cases = {id(case): case for group in groups.values() for case in group}.values()
+    groups = build_cases(robot, qs[0], backends)
+    # every case once (the full robot with two feet is in both groups), backends alternating
+    cases = {id(case): case for group in groups.values() for row in group.values() for case in row}.values()
     for q, v in zip(qs, vs, strict=True):
         for case in cases:
             case.tick(q, v)
-    results = {group: {case.name: case.summary() for case in members} for group, members in groups.items()}
+    results = {group: {name: summary(row) for name, row in members.items()} for group, members in groups.items()}
     print_table(
-        f"number of contacts (full robot; {args.steps} states; times [us], parts are medians)",
+        f"number of contacts (full robot; {args.steps} states; times [us], parts are medians; "
+        f"python / compiled: compute() medians)",
         results["contacts"],
     )
     print_table("degrees of freedom (two feet)", results["dofs"])
-    write_json(args.json, {"steps": args.steps, "push_force_n": PUSH_FORCE_N}, results, start)
+    settings = {"steps": args.steps, "push_force_n": PUSH_FORCE_N, "backends": list(backends)}
+    write_json(args.json, settings, results, start)
     return results
 
 

@@ -14,6 +14,10 @@ Wanted: the shipped policy passes in every cell, both controls fail in every cel
 Writes ``results/shipped_checks/matrix.json`` (committed: the evidence behind the CI check) with
 each cell's verdicts, per-episode records and the threads the cell ran with, and prints a table.
 About 40 minutes on 2 idle cores at the default sizes.
+
+No ``--backends`` option: it judges verdicts, not speed, and every cell runs on the envs' default
+controller backend (compiled). A python-backend cell would be one more perturbation of
+:data:`training.comparison.PERTURBATIONS` (the ``wbc_backend`` env keyword), not added there.
 """
 
 from __future__ import annotations

@@ -39,15 +39,7 @@ NB_MODULE(_core, m) {
            "damping"_a, "gravity"_a)
       .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a)
       .def("finalize", &Controller::finalize)
-      .def("set_contact",
-           [](Controller& c, int i, bool active, const MatrixXd& G, const VectorXd& h) {
-             auto& contact = c.contact(i);
-             if (G.cols() != contact.dim || G.rows() != h.size())
-               throw nb::value_error("contact rows must be (m, dim) and (m,)");
-             contact.active = active;
-             contact.G = G;
-             contact.h = h;
-           })
+      .def("set_contact", &Controller::set_contact, "index"_a, "active"_a, "G"_a, "h"_a)
       .def("add_com_task", &add<wbc::ComTask>)
       .def("add_posture_task", &add<wbc::PostureTask>)
       .def("add_orientation_task", &add<wbc::OrientationTask>)
@@ -126,10 +118,10 @@ NB_MODULE(_core, m) {
       .def("within_torque_limits", &Controller::within_torque_limits, "tau"_a)
       .def(
           "problem",
-          [](const Controller& c, bool with_torque_limits) {
-            const auto& p = c.problem();
-            const int n_in = with_torque_limits ? static_cast<int>(p.G.rows()) : c.n_contact_rows();
-            return nb::make_tuple(p.P, p.q, p.A, p.b, MatrixXd(p.G.topRows(n_in)), VectorXd(p.h.head(n_in)));
+          [](Controller& c, bool with_torque_limits) {
+            const auto& p = c.problem(with_torque_limits);
+            if (with_torque_limits) return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_all, p.h_all);
+            return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_contact, p.h_contact);
           },
           "with_torque_limits"_a, "(P, q, A, b, G, h) copies of the last built QP.")
       .def("timings",

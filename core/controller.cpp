@@ -28,12 +28,11 @@ void ProxsuiteSolver::reset() {
   dims_ = {-1, -1, -1};
 }
 
-std::string ProxsuiteSolver::solve(const Problem& problem, int n_in) {
+std::string ProxsuiteSolver::solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
   namespace pq = proxsuite::proxqp;
   const int n = static_cast<int>(problem.P.rows()), n_eq = static_cast<int>(problem.A.rows());
+  const int n_in = static_cast<int>(G.rows());
   const std::array<int, 3> dims{n, n_eq, n_in};
-  const auto G = problem.G.topRows(n_in);
-  const auto h = problem.h.head(n_in);
   if (dims != dims_) {
     auto qp = std::make_unique<pq::dense::QP<double>>(n, n_eq, n_in);
     qp->settings.eps_abs = eps_abs_;
@@ -42,12 +41,12 @@ std::string ProxsuiteSolver::solve(const Problem& problem, int n_in) {
     qp->settings.verbose = false;
     qp->settings.initial_guess = pq::InitialGuessStatus::WARM_START;
     lower_.setConstant(n_in, -1e20);
-    qp->init(problem.P, problem.q, problem.A, problem.b, MatrixXd(G), VectorXd(lower_), VectorXd(h));
+    qp->init(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
     impl_->qp = std::move(qp);
     dims_ = dims;
     impl_->qp->solve();
   } else {
-    impl_->qp->update(problem.P, problem.q, problem.A, problem.b, MatrixXd(G), VectorXd(lower_), VectorXd(h));
+    impl_->qp->update(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
     // Warm start from our own copy of the last solution (as the Python reference does).
     impl_->qp->solve(x_, y_, z_);
   }
@@ -139,28 +138,61 @@ void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::
   }
 }
 
-void Controller::assemble() {
+void Controller::set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h) {
+  Contact& c = contacts_.at(i);
+  if (G.cols() != c.dim || G.rows() != h.size()) throw std::invalid_argument("contact rows must be (m, dim) and (m)");
+  c.active = active;
+  c.G = G;
+  c.h = h;
+  structure_dirty_ = true;
+}
+
+void Controller::rebuild_structure() {
+  // What depends only on which contacts are active and on their rows.
   const Layout& L = layout_;
-  const int nv = L.nv, nx = L.nx(), nf = L.nf, nb = L.nb, F = L.forces();
+  const int nx = L.nx(), nf = L.nf, nb = L.nb;
   Problem& p = problem_;
-  // Equalities: 6 base rows, one block per contact, then the bodies' dynamics.
   p.A.setZero(6 + nf + nb, nx);
   p.b.setZero(6 + nf + nb);
   contact_jacobian_.setZero();
-  std::vector<int> body_row(bodies_.size());
+  body_row_.resize(bodies_.size());
   for (size_t k = 0, row = 6 + nf; k < bodies_.size(); ++k) {
-    body_row[k] = static_cast<int>(row);
+    body_row_[k] = static_cast<int>(row);
     row += bodies_[k]->dof();
   }
   n_contact_rows_ = 0;
-  for (size_t i = 0; i < contacts_.size(); ++i) {
+  for (const Contact& c : contacts_)
+    if (c.active) n_contact_rows_ += static_cast<int>(c.G.rows());
+  p.G_contact.setZero(n_contact_rows_, nx);
+  p.h_contact.setZero(n_contact_rows_);
+  for (size_t i = 0, row = 0; i < contacts_.size(); ++i) {
     const Contact& c = contacts_[i];
-    const int block = L.force_start[i] - F, rows = 6 + block, fi = L.force_start[i];
-    if (!c.active) {
-      p.A.block(rows, fi, c.dim, c.dim).setIdentity();
+    if (!c.active) {  // its force is held at 0: f_i = 0
+      p.A.block(6 + L.force_start[i] - L.forces(), L.force_start[i], c.dim, c.dim).setIdentity();
       continue;
     }
-    n_contact_rows_ += static_cast<int>(c.G.rows());
+    const int m = static_cast<int>(c.G.rows());
+    p.G_contact.block(row, L.force_start[i], m, c.dim) = c.G;
+    p.h_contact.segment(row, m) = c.h;
+    row += m;
+  }
+  p.G_all.setZero(n_contact_rows_ + 2 * na_, nx);
+  p.G_all.topRows(n_contact_rows_) = p.G_contact;
+  p.h_all.setZero(n_contact_rows_ + 2 * na_);
+  p.h_all.head(n_contact_rows_) = p.h_contact;
+  structure_dirty_ = false;
+}
+
+void Controller::assemble() {
+  if (structure_dirty_) rebuild_structure();
+  const Layout& L = layout_;
+  const int nv = L.nv, nf = L.nf, F = L.forces();
+  Problem& p = problem_;
+  // Equalities: 6 base rows, one block per contact, then the bodies' dynamics.
+  for (size_t i = 0; i < contacts_.size(); ++i) {
+    const Contact& c = contacts_[i];
+    if (!c.active) continue;
+    const int block = L.force_start[i] - F, rows = 6 + block, fi = L.force_start[i];
     const Matrix6Xd& J = c.jacobian_full(robot_);
     const Vector6d& drift = c.drift_full(robot_);
     contact_jacobian_.middleRows(block, c.dim) = J.topRows(c.dim);
@@ -175,44 +207,49 @@ void Controller::assemble() {
       p.A.block(rows, L.body_start[c.body], c.dim, body.dof()) = -J_body;
       p.b.segment(rows, c.dim) += body.frame_drift(R, t).head(c.dim);
       // The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
-      p.A.block(body_row[c.body], fi, body.dof(), c.dim) = J_body.transpose();
+      p.A.block(body_row_[c.body], fi, body.dof(), c.dim) = J_body.transpose();
     }
   }
   for (size_t k = 0; k < bodies_.size(); ++k) {
     const EnvironmentBody& body = *bodies_[k];
-    p.A.block(body_row[k], L.body_start[k], body.dof(), body.dof()) = body.mass_matrix();
-    p.b.segment(body_row[k], body.dof()) = -body.bias();
+    p.A.block(body_row_[k], L.body_start[k], body.dof(), body.dof()) = body.mass_matrix();
+    p.b.segment(body_row_[k], body.dof()) = -body.bias();
   }
   p.A.topLeftCorner(6, nv) = robot_.M.topRows(6);
   p.A.block(0, F, 6, nf) = -contact_jacobian_.leftCols(6).transpose();
   p.b.head(6) = -robot_.h.head(6);
-  // Inequalities: active contacts' force rows, then the torque limits (+ and -).
-  const int n_in = n_contact_rows_ + 2 * na_;
-  p.G.setZero(n_in, nx);
-  p.h.setZero(n_in);
-  int row = 0;
-  for (size_t i = 0; i < contacts_.size(); ++i) {
-    const Contact& c = contacts_[i];
-    if (!c.active) continue;
-    const int m = static_cast<int>(c.G.rows());
-    p.G.block(row, L.force_start[i], m, c.dim) = c.G;
-    p.h.segment(row, m) = c.h;
-    row += m;
-  }
-  p.G.block(row, 0, na_, nv) = robot_.M.bottomRows(na_);
-  p.G.block(row, F, na_, nf) = -contact_jacobian_.rightCols(na_).transpose();
-  p.G.middleRows(row + na_, na_) = -p.G.middleRows(row, na_);
-  const auto h_actuated = robot_.h.tail(na_);
-  p.h.segment(row, na_) = torque_max_ - h_actuated;
-  p.h.segment(row + na_, na_) = h_actuated - torque_min_;
-  // Cost.
-  cost_.reset(nx);
+  torque_rows_current_ = false;  // written when a solve or a caller needs them
+  // Cost, written straight into the problem.
+  Cost& cost = cost_;
+  cost.P.swap(p.P);
+  cost.lin.swap(p.q);
+  cost.reset(L.nx());
   Context context{robot_, layout_, contacts_, bodies_};
   for (const auto& task : tasks_)
-    if (task->active && task->weight > 0) task->add_cost(context, cost_);
-  cost_.finish();
-  p.P = cost_.P;
-  p.q = cost_.lin;
+    if (task->active && task->weight > 0) task->add_cost(context, cost);
+  cost.finish();
+  cost.P.swap(p.P);
+  cost.lin.swap(p.q);
+}
+
+void Controller::fill_torque_rows() {
+  // tau_min <= M_a qdd + h_a - J_a^T f <= tau_max, as G x <= h rows (+ then -).
+  if (torque_rows_current_) return;
+  const Layout& L = layout_;
+  Problem& p = problem_;
+  const int row = n_contact_rows_;
+  p.G_all.block(row, 0, na_, L.nv) = robot_.M.bottomRows(na_);
+  p.G_all.block(row, L.forces(), na_, L.nf) = -contact_jacobian_.rightCols(na_).transpose();
+  p.G_all.middleRows(row + na_, na_) = -p.G_all.middleRows(row, na_);
+  const auto h_actuated = robot_.h.tail(na_);
+  p.h_all.segment(row, na_) = torque_max_ - h_actuated;
+  p.h_all.segment(row + na_, na_) = h_actuated - torque_min_;
+  torque_rows_current_ = true;
+}
+
+const Problem& Controller::problem(bool with_torque_limits) {
+  if (with_torque_limits) fill_torque_rows();
+  return problem_;
 }
 
 void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
@@ -244,13 +281,14 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
   // The torque-limit rows are most of the inequalities and rarely active: solve without
   // them first; if the torques respect the limits, that is the full problem's optimum too.
   used_torque_limits_ = false;
-  std::string status = solver_.solve(problem_, n_contact_rows_);
+  std::string status = solver_.solve(problem_, problem_.G_contact, problem_.h_contact);
   const ProxsuiteSolver* used = &solver_;
   if (status == "solved") {
     tau_ = torques(solver_.x());
     if (!within_torque_limits(tau_)) {
       used_torque_limits_ = true;
-      status = limited_solver_.solve(problem_, n_contact_rows_ + 2 * na_);
+      fill_torque_rows();
+      status = limited_solver_.solve(problem_, problem_.G_all, problem_.h_all);
       used = &limited_solver_;
       if (status == "solved") tau_ = torques(limited_solver_.x());
     }

@@ -13,10 +13,12 @@
 
 namespace wbc {
 
-/// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h.
+/// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h. G and h come
+/// twice: the active contacts' force rows alone (G_contact, constant while the contact set is),
+/// and those rows followed by the torque limits (G_all; its torque rows written only when used).
 struct Problem {
-  MatrixXd P, A, G;
-  VectorXd q, b, h;
+  MatrixXd P, A, G_contact, G_all;
+  VectorXd q, b, h_contact, h_all;
 };
 
 /// Warm-started proxsuite dense QP; same settings and warm start as wbc_layer.qp.ProxsuiteSolver.
@@ -24,8 +26,8 @@ class ProxsuiteSolver {
  public:
   ProxsuiteSolver(double eps_abs, int max_iter);
   ~ProxsuiteSolver();
-  /// Solve rows [0, n_in) of G; returns the status ("solved", "max_iter_reached", ...).
-  std::string solve(const Problem& problem, int n_in);
+  /// Solve with the inequalities G x <= h; returns the status ("solved", "max_iter_reached", ...).
+  std::string solve(const Problem& problem, const MatrixXd& G, const VectorXd& h);
   void reset();
   const VectorXd& x() const { return x_; }
   int iterations() const { return iterations_; }
@@ -75,7 +77,9 @@ class Controller {
   VectorXd torques(const Eigen::Ref<const VectorXd>& x) const;
   bool within_torque_limits(const VectorXd& tau) const;
 
-  const Problem& problem() const { return problem_; }
+  /// The last built QP; with_torque_limits: G_all and h_all hold the torque rows too.
+  const Problem& problem(bool with_torque_limits);
+  void set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h);
   int n_contact_rows() const { return n_contact_rows_; }
   const VectorXd& x() const { return x_; }
   const VectorXd& tau() const { return tau_; }
@@ -88,6 +92,8 @@ class Controller {
   void update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                     const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
   void assemble();
+  void rebuild_structure();
+  void fill_torque_rows();
 
   RobotTerms robot_;
   int na_;
@@ -97,6 +103,9 @@ class Controller {
   std::vector<std::unique_ptr<Task>> tasks_;
   Layout layout_;
   bool finalized_ = false;
+  bool structure_dirty_ = true;  // the active contact set or a contact's rows changed
+  bool torque_rows_current_ = false;
+  std::vector<int> body_row_;  // first equality row of each body's dynamics
   Problem problem_;
   Cost cost_;
   MatrixXd contact_jacobian_;  // (nf, nv), zero rows for inactive contacts

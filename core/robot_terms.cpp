@@ -54,8 +54,9 @@ void RobotTerms::update(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<co
   com = data.com[0];
   com_velocity = data.vcom[0];
   com_jacobian = data.Jcom;
-  // Kinematics with qdd = 0 (centerOfMass runs it): frame accelerations are the drifts.
-  pinocchio::centerOfMass(model, data, q_, v_, VectorXd::Zero(nv_));
+  // computeAllTerms leaves data.a = the joint accelerations at qdd = 0, so frame accelerations
+  // are the drifts; the CoM's follows from them without a second kinematics pass.
+  pinocchio::centerOfMass(model, data, pinocchio::ACCELERATION, false);
   com_drift = data.acom[0];
   pinocchio::updateFramePlacements(model, data);
   ++tick_;

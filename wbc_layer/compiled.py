@@ -120,11 +120,21 @@ class CompiledTick:
         self._write_task(task)
         task._listener = self._write_task
 
-    def _write_task(self, task: Task) -> None:
+    def _write_task(self, task: Task, names: tuple[str, ...] | None = None) -> None:
+        """Write ``task`` into the core; ``names``: the attributes that changed (None: all)."""
         core, i = self.core, self.task_index[task.name]
-        if isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask)):
+        common = names is None or "active" in names or "weight" in names
+        gains = names is None or "kp" in names or "kd" in names
+        if names is None or not set(names) <= {"active", "weight", "kp", "kd"}:
+            self._write_task_data(task, i)
+        if gains and isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask)):
             rows = self.robot.na if isinstance(task, PostureTask) else 3
             core.set_gains(i, _gains(task.kp, rows, f"kp of {task.name!r}"), _gains(task.kd, rows, f"kd of {task.name!r}"))
+        if common:
+            core.set_task(i, bool(task.active), float(task.weight))
+
+    def _write_task_data(self, task: Task, i: int) -> None:
+        core = self.core
         if isinstance(task, ComTask):
             core.set_com(i, task.position, task.velocity, task.acceleration)
         elif isinstance(task, PostureTask):
@@ -145,9 +155,8 @@ class CompiledTick:
             core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
         elif isinstance(task, RegularisationTask):
             core.set_regularisation(i, float(task.qdd_weight), float(task.force_weight))
-        core.set_task(i, bool(task.active), float(task.weight))
 
-    def _write_contact(self, contact: Contact) -> None:
+    def _write_contact(self, contact: Contact, names: tuple[str, ...] | None = None) -> None:
         G, h = contact.force_constraints(self.n_facets)
         self.core.set_contact(self.contact_index[contact.name], bool(contact.active), G, h)
         for task in self._force_tasks:  # a point contact's normal row follows its normal

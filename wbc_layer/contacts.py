@@ -57,7 +57,7 @@ class Contact:
         object.__setattr__(self, name, value)
         listener = self.__dict__.get("_listener")
         if listener is not None and not name.startswith("_") and name != "rows_version":
-            listener(self)
+            listener(self, (name,))
 
     def __post_init__(self) -> None:
         if self.mode not in CONTACT_MODES:

@@ -27,6 +27,7 @@ from wbc_layer.tasks import (
     PostureTask,
     RegularisationTask,
     Task,
+    finite_vector,
 )
 
 
@@ -113,14 +114,21 @@ class WholeBodyController:
         self.solver = self._new_solver()  # without the torque-limit rows
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit
         self._last_problem: QPProblem | None = None
-        #: wall time [us] of the parts of the last successful compute().
-        self.last_timings: dict[str, float] = {}
+        self._last_timings: dict[str, float] = {}
+        self._force_slices = [(name, self.layout.force(name)) for name in self.contacts]
+        self._body_slices = [(name, self.layout.body(name)) for name in self.bodies]
         #: the compiled tick (None with backend="python").
         self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
 
     @property
     def backend(self) -> str:
         return self.config.backend
+
+    @property
+    def last_timings(self) -> dict[str, float]:
+        """Wall time [us] of the parts of the last successful compute(): ``update``, ``build``,
+        ``solve`` (both solves when a torque limit was hit) and ``torques``."""
+        return self.compiled.timings() if self.compiled is not None else self._last_timings
 
     @property
     def last_problem(self) -> QPProblem | None:
@@ -163,10 +171,14 @@ class WholeBodyController:
     def set_force_target(self, name: str, normal_force: float, weight: float | None = None) -> None:
         """Track a contact's normal force [N] (turns its force task on)."""
         task = self.task(f"force_{name}")
-        task.set_target([normal_force])
-        task.active = True
+        if not task.normal_only:
+            raise ConfigError(f"set_force_target sets a normal force; {task.name!r} tracks the full force vector")
+        if task.active and task.target[0] == normal_force and (weight is None or task.weight == weight):
+            return  # unchanged (envs set their targets every physics step)
+        values = {"target": finite_vector([normal_force], 1, f"force target of {task.name!r}"), "active": True}
         if weight is not None:
-            task.weight = float(weight)
+            values["weight"] = float(weight)
+        task._assign(**values)
 
     # -- the tick -------------------------------------------------------------------------
     def compute(
@@ -214,7 +226,7 @@ class WholeBodyController:
             body_accelerations,
         )
         t4 = clock()
-        self.last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
+        self._last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
         return result
 
     def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
@@ -240,11 +252,9 @@ class WholeBodyController:
         self.robot.defer_update(q, v)  # reading self.robot after the tick gives this state
         if status != "solved":
             raise QPSolveError(status, self.compiled.problem(), None)
-        layout = self.layout
-        forces = {name: x[layout.force(name)] for name in self.contacts}
-        body_accelerations = {name: x[layout.body(name)] for name in self.bodies}
-        self.last_timings = self.compiled.timings()
-        return WBCResult(True, "solved", tau, x[layout.qdd], forces, solve_time_us, iterations, body_accelerations)
+        forces = {name: x[rows] for name, rows in self._force_slices}
+        body_accelerations = {name: x[rows] for name, rows in self._body_slices}
+        return WBCResult(True, "solved", tau, x[: self.robot.nv], forces, solve_time_us, iterations, body_accelerations)
 
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].

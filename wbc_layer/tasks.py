@@ -18,7 +18,7 @@ from wbc_layer.layout import QPLayout
 from wbc_layer.robot_model import RobotModel
 
 
-def _vector(value, size: int, what: str) -> np.ndarray:
+def finite_vector(value, size: int, what: str) -> np.ndarray:
     """Copy ``value`` into a finite float array of shape (size,), else raise ConfigError."""
     array = np.array(value, dtype=float)
     array = array.reshape(-1) if array.ndim else np.full(size, float(array))
@@ -38,12 +38,19 @@ class Task:
     active: bool = True
 
     def __setattr__(self, name: str, value) -> None:
-        # A compiled controller that holds this task listens: every public assignment (the
-        # setters' included) writes the task into the core. In-place array edits are not seen.
+        # A compiled controller that holds this task listens: every public assignment writes
+        # the task's changed part into the core. In-place array edits are not seen.
         object.__setattr__(self, name, value)
         listener = self.__dict__.get("_listener")
         if listener is not None and not name.startswith("_"):
-            listener(self)
+            listener(self, (name,))
+
+    def _assign(self, **values) -> None:
+        """Set several public attributes, telling a listening controller once (setters use it)."""
+        self.__dict__.update(values)
+        listener = self.__dict__.get("_listener")
+        if listener is not None:
+            listener(self, tuple(values))
 
     def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
         """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
@@ -107,9 +114,11 @@ class ComTask(MotionTask):
 
     def set_reference(self, position, velocity=(0.0, 0.0, 0.0), acceleration=(0.0, 0.0, 0.0)) -> None:
         """Set the CoM reference; each argument (3,), finite; copied."""
-        self.position = _vector(position, 3, "CoM position reference")
-        self.velocity = _vector(velocity, 3, "CoM velocity reference")
-        self.acceleration = _vector(acceleration, 3, "CoM acceleration reference")
+        self._assign(
+            position=finite_vector(position, 3, "CoM position reference"),
+            velocity=finite_vector(velocity, 3, "CoM velocity reference"),
+            acceleration=finite_vector(acceleration, 3, "CoM acceleration reference"),
+        )
 
     def jacobian(self, robot):
         return robot.com_jacobian
@@ -196,8 +205,10 @@ class FramePositionTask(MotionTask):
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     def set_reference(self, position, velocity=(0.0, 0.0, 0.0)) -> None:
-        self.position = _vector(position, 3, f"position reference of {self.name!r}")
-        self.velocity = _vector(velocity, 3, f"velocity reference of {self.name!r}")
+        self._assign(
+            position=finite_vector(position, 3, f"position reference of {self.name!r}"),
+            velocity=finite_vector(velocity, 3, f"velocity reference of {self.name!r}"),
+        )
 
     def jacobian(self, robot):
         return robot.frame_jacobian(self.frame, local=False)[:3]
@@ -225,6 +236,10 @@ class BodyRestTask(Task):
     kd: float = 5.0
     target: np.ndarray | None = None
 
+    def set_target(self, target) -> None:
+        """Coordinates to hold the body at, (dof,) [SI per coordinate]."""
+        self.target = finite_vector(target, self.body.dof, f"target of {self.name!r}")
+
     def residual(self, robot, layout):
         body = self.body
         target = np.zeros(body.dof) if self.target is None else self.target
@@ -247,7 +262,7 @@ class ContactForceTask(Task):
 
     def set_target(self, target) -> None:
         size = 1 if self.normal_only else self.contact.dim
-        self.target = _vector(target, size, f"force target of {self.name!r}")
+        self.target = finite_vector(target, size, f"force target of {self.name!r}")
 
     def diagonal_residual(self, robot, layout):
         """A normal-force target on a contact whose normal is one of its force coordinates

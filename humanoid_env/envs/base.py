@@ -140,6 +140,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.q_home = self.data.qpos[self.bridge.joint_qpos].copy()
         self.com_nominal = self.data.subtree_com[self.root_body].copy()
         self.torque_max = self.bridge.torque_max.copy()
+        self._inverse_torque_max = 1.0 / self.torque_max
+        self._decoded_action: np.ndarray | None = None
         self.joint_low = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 0].copy()
         self.joint_high = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 1].copy()
         self.pd_kp = cfg["pd_kp_per_nm"] * self.torque_max
@@ -264,10 +266,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         statuses: list[str] = []
         solve_times: list[float] = []
         effort = 0.0
-        for _ in range(self.frame_skip):
-            if not self._state_is_finite():
-                self.nonfinite_state = True
-                break
+        if not self._state_is_finite():  # after that, each physics step checks the state it made
+            self.nonfinite_state = True
+        for _ in range(0 if self.nonfinite_state else self.frame_skip):
             time = float(d.time)
             if self.scenario is not None:
                 self.scenario.update_task(self, time, self.dt_physics)
@@ -280,7 +281,8 @@ class HumanoidWBCBaseEnv(gym.Env):
             tau, status, solve_us = self._torques(action)
             statuses.append(status)
             solve_times.append(solve_us)
-            effort += float(np.mean((tau / self.torque_max) ** 2))
+            relative = tau * self._inverse_torque_max
+            effort += float(relative @ relative) / relative.size
             self.last_tau = tau
             self.bridge.torques_to_ctrl(tau, d.ctrl)
             mujoco.mj_step(m, d)
@@ -367,7 +369,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         if self.action_mode != "wbc":
             return
         if action is not None:
-            offset, share = self._decode_wbc_action(action)
+            if action is not self._decoded_action:  # the same action for every physics step of a step
+                self._decoded, self._decoded_action = self._decode_wbc_action(action), action
+            offset, share = self._decoded
             step = offset - self.com_offset
             step *= low_pass_gain(dt, self.config["com_offset_filter_s"])  # a continuous velocity
             max_step = self.config["com_rate_limit_mps"] * dt
@@ -419,7 +423,8 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     # -- state, observation, reward -------------------------------------------------------
     def _bad_state_warning_count(self) -> int:
-        return int(self.data.warning.number[_BAD_STATE_WARNINGS].sum())
+        number = self.data.warning.number
+        return int(sum(number[i] for i in _BAD_STATE_WARNINGS))
 
     def _state_is_finite(self) -> bool:
         d = self.data

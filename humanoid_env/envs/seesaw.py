@@ -325,7 +325,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
                 self._update_board_offset(float(action[4]), dt)
             limit = self.board_target_limit
             self.board_target = float(np.clip(self.board_balance_target() + self.board_offset, -limit, limit))
-            self.controller.task(f"rest_{SEESAW_BODY}").target = np.array([self.board_target])
+            self.controller.task(f"rest_{SEESAW_BODY}").set_target([self.board_target])
 
     def _update_board_offset(self, action: float, dt: float) -> None:
         """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
