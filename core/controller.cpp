@@ -254,8 +254,13 @@ const Problem& Controller::problem(bool with_torque_limits) {
 
 void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                        const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
+  const auto t0 = std::chrono::steady_clock::now();
   update_state(q, v, s, s_dot);
+  timings_.update = micros_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
   assemble();
+  timings_.build = micros_since(t1);
+  timings_.solve = timings_.torques = timings_.solver = 0.0;  // the caller solves
 }
 
 VectorXd Controller::torques(const Eigen::Ref<const VectorXd>& x) const {
