@@ -45,12 +45,13 @@ def machine() -> dict[str, Any]:
 
 
 def stats(samples_us) -> dict[str, float]:
-    """Median, p99 and max of timings [us]."""
+    """Median, p99 and max of timings [us], and how many of every 10,000 exceed 1 ms."""
     samples = np.asarray(samples_us, dtype=float)
     return {
         "median_us": float(np.median(samples)),
         "p99_us": float(np.percentile(samples, 99)),
         "max_us": float(samples.max()),
+        "over_1ms_per_10k": float(1e4 * np.mean(samples > 1000.0)),
     }
 
 

@@ -1,0 +1,68 @@
+"""The compiled backend's boundary: what reaches the core, and the errors it gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from humanoid_env.robot_config import default_controller_config
+from wbc_layer import ComTask, ConfigError, WholeBodyController, compiled
+
+#: Both backends' torques agree to this on one tick [N m] (see tests/test_backends_agree.py).
+TAU_TOL = 1e-6
+
+
+def _compiled(robot, bridge, mj_data):
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    return WholeBodyController(robot, default_controller_config(backend="compiled")), q, v
+
+
+def test_every_setter_and_assignment_reaches_the_core(robot, bridge, mj_data):
+    """Each change moves the compiled torques by > 100 x TAU_TOL and the Python reference on the
+    same objects agrees with them afterwards: the change was written into the core."""
+    controller, q, v = _compiled(robot, bridge, mj_data)
+    changes = [
+        lambda: controller.com_task.set_reference(robot.com + [0.02, 0.0, 0.0]),
+        lambda: setattr(controller.com_task, "kp", 60.0),
+        lambda: setattr(controller.task("torso"), "weight", 100.0),
+        lambda: controller.posture_task.set_target(controller.posture_task.target + 0.1),
+        lambda: controller.set_force_target("left_foot", 250.0, weight=1.0),
+        lambda: controller.set_contact_active("right_foot", False),
+    ]
+    before = controller.compute(q, v).tau
+    for change in changes:
+        change()
+        tau = controller.compute(q, v).tau
+        reference = controller.compute_python(q, v).tau
+        assert np.abs(tau - before).max() > 100 * TAU_TOL
+        assert np.abs(tau - reference).max() < TAU_TOL
+        before = tau
+
+
+def test_a_task_class_the_core_does_not_know_names_the_python_backend(robot, bridge, mj_data):
+    @dataclass
+    class SlowerCom(ComTask):
+        def desired_acceleration(self, robot):
+            return 0.5 * super().desired_acceleration(robot)
+
+    controller, _, _ = _compiled(robot, bridge, mj_data)
+    with pytest.raises(ConfigError, match=r"SlowerCom.*backend='python'"):
+        controller.add_task(SlowerCom("slower_com"))
+    python = WholeBodyController(robot, default_controller_config(backend="python"))
+    python.add_task(SlowerCom("slower_com"))  # the reference takes any Task
+
+
+def test_a_missing_extension_gives_one_clear_error(robot, monkeypatch):
+    monkeypatch.setattr(compiled, "_core", None)
+    monkeypatch.setattr(compiled, "_IMPORT_ERROR", ImportError("No module named 'wbc_layer._core'"))
+    with pytest.raises(ConfigError, match=r"not built.*C\+\+17 compiler.*backend='python'"):
+        WholeBodyController(robot, default_controller_config())
+    WholeBodyController(robot, default_controller_config(backend="python"))
+
+
+def test_unknown_backend_lists_the_valid_ones():
+    with pytest.raises(ConfigError, match="compiled.*python"):
+        default_controller_config(backend="cuda")
