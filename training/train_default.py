@@ -1,7 +1,7 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
 Budget: :data:`TIMESTEPS` env steps with 2 envs, sized to finish (training + evaluation) in about
-12 minutes on 2 CPU cores: PPO with 2 envs trains at about 230 steps/s on the 2-core development
+10.5 minutes on 2 CPU cores: PPO with 2 envs trains at about 230 steps/s on the 2-core development
 machine (the compiled controller tick; 148 steps/s with the Python one). The evaluation pairs 10
 episodes of the trained policy with 10 of the nominal controller on the same seeds and judges them
 with the shipped balance policy's claim. This is a small run; a policy that clearly beats the nominal WBC needs
@@ -33,9 +33,9 @@ from training.shipped import CLAIMS  # noqa: E402
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
 #: 64 PPO rollouts of 2 envs x 1024 steps: about 9.5 minutes of training at the ~230 steps/s measured
-#: with 2 envs and the compiled controller (131,072 steps took 564 s on the 2-core machine). 98,304
-#: steps (7 minutes) gave a policy that failed the claim below (4 falls in 10 episodes vs 3); this
-#: one passed it (0 vs 3 falls, CoM error +7.5 mm, bound +8.9 mm of the +10 mm margin).
+#: with 2 envs and the compiled controller (131,072 steps took 509-564 s on the 2-core machine).
+#: At the edge of the claim below: of two such runs one passed (0 falls in 10 episodes vs the
+#: nominal controller's 3) and one failed (4 vs 3); 98,304 steps failed too (4 vs 3).
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
