@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
 
 from humanoid_env.robot_config import default_controller_config
-from wbc_layer import ComTask, ConfigError, WholeBodyController, compiled
+from wbc_layer import ComTask, ConfigError, SeesawBody, WholeBodyController, compiled
 
 #: Both backends' torques agree to this on one tick [N m] (see tests/test_backends_agree.py).
 TAU_TOL = 1e-6
@@ -39,6 +39,26 @@ def test_every_setter_and_assignment_reaches_the_core(robot, bridge, mj_data):
         reference = controller.compute_python(q, v).tau
         assert np.abs(tau - before).max() > 100 * TAU_TOL
         assert np.abs(tau - reference).max() < TAU_TOL
+        before = tau
+
+
+def test_body_rest_setters_reach_the_core(robot, bridge, mj_data):
+    """The seesaw's rest task: its target setter and its gains (part of its data, unlike a motion
+    task's) move the compiled torques, and the Python reference agrees after each change."""
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    sole_z = robot.frame_placement("left_sole").translation[2]
+    board = SeesawBody("seesaw", 4.0, (0.0, 0.0, 0.2), np.diag([0.2, 0.05, 0.2]), 0.25, origin=(0.03, 0.0, sole_z - 0.02))
+    contacts = tuple(replace(c, on_body="seesaw") for c in default_controller_config().contacts)
+    controller = WholeBodyController(robot, default_controller_config(contacts=contacts), bodies=[board])
+    rest = controller.task("rest_seesaw")
+    states = {"seesaw": (np.array([0.05]), np.array([0.3]))}
+    before = controller.compute(q, v, states).tau
+    for change in (lambda: rest.set_target([0.1]), lambda: setattr(rest, "kp", 40.0), lambda: setattr(rest, "kd", 1.0)):
+        change()
+        tau = controller.compute(q, v, states).tau
+        assert np.abs(tau - before).max() > 100 * TAU_TOL
+        assert np.abs(tau - controller.compute_python(q, v).tau).max() < TAU_TOL
         before = tau
 
 

@@ -34,6 +34,7 @@ from wbc_layer.tasks import (
     PostureTask,
     RegularisationTask,
     Task,
+    finite_vector,
 )
 
 try:
@@ -51,13 +52,6 @@ _USE_PYTHON = "use ControllerConfig(backend='python') for it"
 def compiled_available() -> bool:
     """Whether the compiled core was built and imports."""
     return _core is not None
-
-
-def _gains(value, size: int, what: str) -> np.ndarray:
-    array = np.broadcast_to(np.asarray(value, dtype=float), (size,))
-    if not np.isfinite(array).all():
-        raise ConfigError(f"{what} must be finite, got {value}")
-    return np.ascontiguousarray(array)
 
 
 class CompiledTick:
@@ -126,13 +120,17 @@ class CompiledTick:
     def _write_task(self, task: Task, names: tuple[str, ...] | None = None) -> None:
         """Write ``task`` into the core; ``names``: the attributes that changed (None: all)."""
         core, i = self.core, self.task_index[task.name]
+        motion = isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask))
         common = names is None or "active" in names or "weight" in names
-        gains = names is None or "kp" in names or "kd" in names
-        if names is None or not set(names) <= {"active", "weight", "kp", "kd"}:
+        gains = motion and (names is None or "kp" in names or "kd" in names)
+        # A motion task's gains have their own write; every other name is part of the task's data
+        # (a BodyRestTask's kp and kd among them).
+        if names is None or not set(names) <= ({"active", "weight", "kp", "kd"} if motion else {"active", "weight"}):
             self._write_task_data(task, i)
-        if gains and isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask)):
+        if gains:
             rows = self.robot.na if isinstance(task, PostureTask) else 3
-            core.set_gains(i, _gains(task.kp, rows, f"kp of {task.name!r}"), _gains(task.kd, rows, f"kd of {task.name!r}"))
+            kp = finite_vector(task.kp, rows, f"kp of {task.name!r}")
+            core.set_gains(i, kp, finite_vector(task.kd, rows, f"kd of {task.name!r}"))
         if common:
             core.set_task(i, bool(task.active), float(task.weight))
 
@@ -143,14 +141,14 @@ class CompiledTick:
         elif isinstance(task, PostureTask):
             if task.target is None:
                 raise ConfigError(f"posture task {task.name!r} has no target; call set_target first")
-            core.set_posture(i, _gains(task.target, self.robot.na, f"target of {task.name!r}"))
+            core.set_posture(i, finite_vector(task.target, self.robot.na, f"target of {task.name!r}"))
         elif isinstance(task, OrientationTask):
             core.set_orientation(i, self.robot.frame_id(task.frame), np.asarray(task.target, dtype=float))
         elif isinstance(task, FramePositionTask):
             core.set_frame_position(i, self.robot.frame_id(task.frame), task.position, task.velocity)
         elif isinstance(task, BodyRestTask):
             body = task.body
-            target = np.zeros(body.dof) if task.target is None else _gains(task.target, body.dof, f"target of {task.name!r}")
+            target = np.zeros(body.dof) if task.target is None else finite_vector(task.target, body.dof, f"target of {task.name!r}")
             core.set_body_rest(i, self.body_index[body.name], float(task.kp), float(task.kd), target)
         elif isinstance(task, ContactForceTask):
             contact = task.contact
