@@ -108,7 +108,7 @@ NB_MODULE(_core, m) {
           "compute",
           [](Controller& c, const RefV& q, const RefV& v, const RefV& s, const RefV& s_dot) {
             std::string status = c.compute(q, v, s, s_dot);
-            return nb::make_tuple(status, c.x(), c.tau(), c.iterations(), c.timings().solver);
+            return nb::make_tuple(status, c.x(), c.tau(), c.iterations(), c.timings().solve);
           },
           "q"_a, "v"_a, "s"_a, "s_dot"_a,
           "One tick: (status, x, tau, iterations, solve_time_us); x and tau are the last solved ones "

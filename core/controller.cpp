@@ -260,7 +260,7 @@ void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<con
   const auto t1 = std::chrono::steady_clock::now();
   assemble();
   timings_.build = micros_since(t1);
-  timings_.solve = timings_.torques = timings_.solver = 0.0;  // the caller solves
+  timings_.solve = timings_.torques = 0.0;  // compute() times them; else the caller solves
 }
 
 VectorXd Controller::torques(const Eigen::Ref<const VectorXd>& x) const {
@@ -276,12 +276,7 @@ bool Controller::within_torque_limits(const VectorXd& tau) const {
 std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                                 const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  update_state(q, v, s, s_dot);
-  timings_.update = micros_since(t0);
-  const auto t1 = clock::now();
-  assemble();
-  timings_.build = micros_since(t1);
+  build(q, v, s, s_dot);
   const auto t2 = clock::now();
   // The torque-limit rows are most of the inequalities and rarely active: solve without
   // them first; if the torques respect the limits, that is the full problem's optimum too.
@@ -299,7 +294,6 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
     }
   }
   timings_.solve = micros_since(t2);
-  timings_.solver = timings_.solve;
   const auto t3 = clock::now();
   iterations_ = used->iterations();
   if (status == "solved") {

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +43,7 @@ class ProxsuiteSolver {
 
 /// Timings of the last tick [us].
 struct Timings {
-  double update = 0, build = 0, solve = 0, torques = 0, solver = 0;
+  double update = 0, build = 0, solve = 0, torques = 0;
 };
 
 class Controller {
@@ -80,7 +79,6 @@ class Controller {
   /// The last built QP; with_torque_limits: G_all and h_all hold the torque rows too.
   const Problem& problem(bool with_torque_limits);
   void set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h);
-  int n_contact_rows() const { return n_contact_rows_; }
   const VectorXd& x() const { return x_; }
   const VectorXd& tau() const { return tau_; }
   int iterations() const { return iterations_; }

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from wbc_layer.errors import ConfigError
+from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
 
 CONTACT_MODES = ("supporting", "controlled")
 
 
 @dataclass
-class Contact:
+class Contact(Observed):
     """Parameters shared by all contacts.
 
     Attributes:
@@ -52,12 +53,7 @@ class Contact:
 
     dim = 0  # force dimension, set by subclasses
 
-    def __setattr__(self, name: str, value) -> None:
-        # As Task.__setattr__: a compiled controller holding this contact hears every change.
-        object.__setattr__(self, name, value)
-        listener = self.__dict__.get("_listener")
-        if listener is not None and not name.startswith("_") and name != "rows_version":
-            listener(self, (name,))
+    _unobserved = ("rows_version",)  # bumped by force_constraints(), not a parameter
 
     def __post_init__(self) -> None:
         if self.mode not in CONTACT_MODES:

@@ -24,6 +24,23 @@ LOCAL = pin.ReferenceFrame.LOCAL
 LOCAL_WORLD_ALIGNED = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
+class _Term:
+    """A term of :meth:`RobotModel.update`, stored as ``_<name>``; reading it first runs an update
+    that :meth:`RobotModel.defer_update` left pending."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.stored = f"_{name}"
+
+    def __get__(self, robot: RobotModel | None, owner: type | None = None):
+        if robot is None:
+            return self
+        robot._sync()
+        return getattr(robot, self.stored)
+
+    def __set__(self, robot: RobotModel, value) -> None:
+        raise AttributeError(f"{self.stored[1:]} is computed by update(); it cannot be set")
+
+
 class RobotModel:
     """Floating-base model; :meth:`update` computes every term once per control tick.
 
@@ -139,35 +156,13 @@ class RobotModel:
         """(nv,) velocity of the last update [m/s, rad/s]."""
         return self._v if self._pending is None else np.asarray(self._pending[1], dtype=float)
 
-    @property
-    def M(self) -> np.ndarray:  # noqa: N802 (the dynamics' name)
-        self._sync()
-        return self._M
-
-    @property
-    def h(self) -> np.ndarray:
-        self._sync()
-        return self._h
-
-    @property
-    def com(self) -> np.ndarray:
-        self._sync()
-        return self._com
-
-    @property
-    def com_velocity(self) -> np.ndarray:
-        self._sync()
-        return self._com_velocity
-
-    @property
-    def com_jacobian(self) -> np.ndarray:
-        self._sync()
-        return self._com_jacobian
-
-    @property
-    def com_drift(self) -> np.ndarray:
-        self._sync()
-        return self._com_drift
+    # The terms update() computes (see the class docstring); a read runs a deferred update first.
+    M = _Term()
+    h = _Term()
+    com = _Term()
+    com_velocity = _Term()
+    com_jacobian = _Term()
+    com_drift = _Term()
 
     @property
     def g(self) -> np.ndarray:

@@ -15,6 +15,7 @@ import pinocchio as pin
 
 from wbc_layer.errors import ConfigError
 from wbc_layer.layout import QPLayout
+from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
 
 
@@ -30,27 +31,14 @@ def finite_vector(value, size: int, what: str) -> np.ndarray:
 
 
 @dataclass
-class Task:
-    """Base of all cost terms. ``weight`` >= 0 scales the squared residual."""
+class Task(Observed):
+    """Base of all cost terms. ``weight`` >= 0 scales the squared residual.
+
+    A compiled controller holding the task hears every public assignment (:class:`Observed`)."""
 
     name: str
     weight: float = 1.0
     active: bool = True
-
-    def __setattr__(self, name: str, value) -> None:
-        # A compiled controller that holds this task listens: every public assignment writes
-        # the task's changed part into the core. In-place array edits are not seen.
-        object.__setattr__(self, name, value)
-        listener = self.__dict__.get("_listener")
-        if listener is not None and not name.startswith("_"):
-            listener(self, (name,))
-
-    def _assign(self, **values) -> None:
-        """Set several public attributes, telling a listening controller once (setters use it)."""
-        self.__dict__.update(values)
-        listener = self.__dict__.get("_listener")
-        if listener is not None:
-            listener(self, tuple(values))
 
     def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
         """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
