@@ -210,10 +210,11 @@ def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch, backend):
 
     monkeypatch.setattr(controller.solver, "solve", failing_solve)
     monkeypatch.setattr(controller.limited_solver, "solve", failing_solve)
+    monkeypatch.setattr(controller.relaxed_solver, "solve", failing_solve)
     if controller.compiled is not None:  # the compiled tick solves in C++: fail it after its update
         tick = controller.compiled.compute
         monkeypatch.setattr(
-            controller.compiled, "compute", lambda *state: ("primal_infeasible", None, None, -1, 0.0) if tick(*state) else None
+            controller.compiled, "compute", lambda *state: ("primal_infeasible", None, None, -1, 0.0, {}) if tick(*state) else None
         )
     applied = []  # (qpos, qvel, tau, ctrl) at each physics step, as handed to MuJoCo
     to_ctrl = u.bridge.torques_to_ctrl

@@ -133,12 +133,13 @@ def test_second_backend_finds_the_same_solution(mj_model, mj_data, bridge, contr
 def test_impossible_force_target_without_friction_is_reported_as_failure(mj_model, mj_data, robot, bridge, backend):
     """Impossible force target: the right hand must press a frictionless wall with >= 500 N.
     The arm's 25 N m joints cannot produce it and frictionless feet cannot hold the reaction,
-    so no x satisfies the rows: the controller must raise, not return garbage."""
+    so no x satisfies the rigid-contact rows: with the relaxation off the controller must
+    raise, not return garbage (with it on, ``test_relaxed_qp`` solves the same QP relaxed)."""
     hand = ContactConfig("right_hand", "right_hand", kind="point", normal=(0.0, 1.0, 0.0),
                          friction_coefficient=0.0, min_normal_force=500.0)
     feet = [ContactConfig(f"{s}_foot", f"{s}_sole", friction_coefficient=0.0) for s in ("left", "right")]
     robot.update(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
-    config = default_controller_config(backend=backend).with_overrides(contacts=(*feet, hand))
+    config = default_controller_config(backend=backend).with_overrides(contacts=(*feet, hand), contact_slack_weight=0.0)
     controller = WholeBodyController(robot, config)
     with pytest.raises(QPSolveError, match="infeasible|max_iter") as failure:
         controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))

@@ -29,7 +29,8 @@ class BalanceMetrics(EpisodeMetrics):
     com_error_median_5s_m [m] (the median over the first ``EARLY_S`` = 5 s of the CoM's distance to
     the target: the typical tracking error while the robot stands, which neither a fall's last
     steps nor a late drift move), pushes_survived,
-    pushes_total, wbc_fallbacks (physics steps), wbc_solve_us_median [us] (NaN unless the env was
+    pushes_total, wbc_fallbacks (physics steps), wbc_relaxed (physics steps whose relaxed QP was
+    solved, see ``ControllerConfig.contact_slack_weight``), wbc_solve_us_median [us] (NaN unless the env was
     made with ``timing_in_info=True``)."""
 
     EARLY_S = 5.0
@@ -40,6 +41,7 @@ class BalanceMetrics(EpisodeMetrics):
         self.early_com_errors: list[float] = []
         self.solve_us: list[float] = []
         self.fallbacks = 0
+        self.relaxed = 0
         self.pushes_total = 0
         self.pushes_survived = 0
 
@@ -53,6 +55,7 @@ class BalanceMetrics(EpisodeMetrics):
         if info["wbc_status"] == "solved" and "wbc_solve_time_us" in info:
             self.solve_us.append(float(info["wbc_solve_time_us"]))
         self.fallbacks += int(info.get("wbc_fallbacks", info["wbc_status"] == "fallback"))
+        self.relaxed += int(info.get("wbc_relaxed", 0))
         self.pushes_total = int(info["pushes_total"])
         self.pushes_survived = int(info["pushes_survived"])
 
@@ -64,6 +67,7 @@ class BalanceMetrics(EpisodeMetrics):
             "pushes_survived": self.pushes_survived,
             "pushes_total": self.pushes_total,
             "wbc_fallbacks": self.fallbacks,
+            "wbc_relaxed": self.relaxed,
             "wbc_solve_us_median": float(np.median(self.solve_us)) if self.solve_us else float("nan"),
         }
 

@@ -13,6 +13,7 @@ does not know (a user subclass) raises :class:`ConfigError` naming the Python ba
 
 With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its Python API (the
 core has no DAQP of its own), so the bit-reproducible solver stays available at some speed cost.
+The relaxed QP (a rare tick whose rigid-contact QP has no solution) is solved the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import SeesawBody
 from wbc_layer.errors import ConfigError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
+from wbc_layer.qp_builder import solve_relaxed
 from wbc_layer.tasks import (
     BodyRestTask,
     ComTask,
@@ -87,6 +89,9 @@ class CompiledTick:
             kind = 0 if isinstance(contact, FootContact) else 1
             self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body)
         self.core.finalize()
+        self.slack_weight = config.contact_slack_weight
+        self._contacts = list(controller.contacts.values())
+        self._layout = controller.layout
         self._force_tasks: list[ContactForceTask] = []
         for contact in controller.contacts.values():
             self._write_contact(contact)
@@ -96,6 +101,8 @@ class CompiledTick:
             self.add_task(task)
         self._daqp = DaqpSolver() if self.qp_solver == "daqp" else None
         self._daqp_solve_us: float | None = None
+        self._relaxed_solver = DaqpSolver()
+        self._relaxed_us = 0.0
 
     # -- writers ------------------------------------------------------------------------------
     def add_task(self, task: Task) -> None:
@@ -166,10 +173,20 @@ class CompiledTick:
 
     # -- the tick -----------------------------------------------------------------------------
     def compute(self, q: np.ndarray, v: np.ndarray, s: np.ndarray, s_dot: np.ndarray):
-        """``(status, x, tau, iterations, solve_time_us)`` of one tick."""
+        """``(status, x, tau, iterations, solve_time_us, contact_slack)`` of one tick.
+
+        When the rigid-contact QP has no solution, the relaxed QP is solved here, in Python with
+        DAQP, exactly as the Python reference does (:func:`wbc_layer.qp_builder.solve_relaxed`);
+        ``contact_slack`` (active contact name -> residual) is empty unless that happened.
+        """
+        self._relaxed_us = 0.0
         if self._daqp is None:
-            return self.core.compute(q, v, s, s_dot)
-        return self._compute_with_daqp(q, v, s, s_dot)
+            status, x, tau, iterations, solve_us = self.core.compute(q, v, s, s_dot)
+        else:
+            status, x, tau, iterations, solve_us = self._compute_with_daqp(q, v, s, s_dot)
+        if status in ("solved", "non_finite_torque") or not self.slack_weight > 0:
+            return status, x, tau, iterations, solve_us, {}
+        return self._compute_relaxed(solve_us)
 
     def _compute_with_daqp(self, q, v, s, s_dot):
         core = self.core
@@ -190,6 +207,19 @@ class CompiledTick:
         self._daqp_solve_us = 1e6 * (time.perf_counter() - start)  # solves and torque recovery
         return status, solution.x, tau, solution.iterations, solve_time
 
+    def _compute_relaxed(self, solve_us: float):
+        start = time.perf_counter()
+        try:
+            solution, slack = solve_relaxed(
+                self.problem(with_torque_limits=True), self._layout, self._contacts, self.slack_weight, self._relaxed_solver
+            )
+        except QPSolveError as err:
+            return err.status, None, None, -1, solve_us, {}
+        tau = self.core.torques(solution.x)
+        self._relaxed_us = 1e6 * (time.perf_counter() - start)
+        status = "solved" if np.isfinite(tau).all() else "non_finite_torque"
+        return status, solution.x, tau, solution.iterations, solve_us + solution.solve_time_us, slack
+
     def problem(self, with_torque_limits: bool = True) -> QPProblem:
         """A copy of the last built QP."""
         return QPProblem(*self.core.problem(with_torque_limits))
@@ -199,4 +229,5 @@ class CompiledTick:
         update, build, solve, torques = self.core.timings()
         if self._daqp is not None:  # the solves ran here, with the torque recovery between them
             solve, torques = self._daqp_solve_us or 0.0, 0.0
+        solve += self._relaxed_us  # a relaxed tick's DAQP solve and torque recovery
         return {"update": update, "build": build, "solve": solve, "torques": torques}

@@ -59,6 +59,13 @@ class ControllerConfig:
             slipped, and the QP was so ill-conditioned that reordering a sum moved the torques
             by 3e-9 N m; 1e-4 keeps them near the least-norm split.
         friction_facets: facets of each friction pyramid.
+        contact_slack_weight: weight [1 / (m/s^2)^2, 1 / (rad/s^2)^2] of the active contacts'
+            acceleration residual in the *relaxed* QP, solved only when the rigid-contact QP has
+            no solution (torque limits that cannot hold every contact still): the contacts then
+            give way the least this weight allows, and the result says so (``relaxed``,
+            ``contact_slack``). 1e5 is 100x the CoM task's weight, so a contact yields only
+            where nothing else can. 0 turns the relaxation off (an infeasible QP then raises
+            ``QPSolveError``, as before).
         eps_abs: QP residual tolerance (proxsuite).
         qp_solver: ``"proxsuite"`` (warm-started, default) or ``"daqp"`` (a bit-reproducible QP solve).
         backend: ``"compiled"`` (default: the tick in C++, :mod:`wbc_layer.compiled`) or
@@ -83,6 +90,7 @@ class ControllerConfig:
     qdd_regularisation: float = 1e-4
     force_regularisation: float = 1e-4
     friction_facets: int = 4
+    contact_slack_weight: float = 1e5
     eps_abs: float = 1e-9
     qp_solver: str = "proxsuite"
     backend: str = "compiled"

@@ -14,8 +14,8 @@ from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.layout import QPLayout
-from wbc_layer.qp import SOLVERS, ProxsuiteSolver, QPProblem
-from wbc_layer.qp_builder import QPBuilder
+from wbc_layer.qp import SOLVERS, DaqpSolver, ProxsuiteSolver, QPProblem, QPSolution
+from wbc_layer.qp_builder import QPBuilder, solve_relaxed
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
@@ -64,7 +64,11 @@ class WholeBodyController:
         result = controller.compute(q, v)     # raises QPSolveError on failure
         tau = result.tau                      # (na,) [N m]
 
-    On failure the caller's documented fallback is :meth:`gravity_compensation_torques`.
+    When the rigid-contact QP has no solution (torque limits that cannot hold every contact
+    still), the tick solves the relaxed QP (``config.contact_slack_weight``; the result's
+    ``relaxed`` and ``contact_slack`` say so), which always has one. ``QPSolveError`` is left for
+    a genuine solver failure; the caller's documented fallback is then
+    :meth:`gravity_compensation_torques`.
     """
 
     def __init__(self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = ()):
@@ -113,6 +117,7 @@ class WholeBodyController:
         self._contact_list = list(self.contacts.values())
         self.solver = self._new_solver()  # without the torque-limit rows
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit
+        self.relaxed_solver = DaqpSolver()  # the relaxed QP, when the rigid one has no solution (rare)
         self._last_problem: QPProblem | None = None
         self._last_timings: dict[str, float] = {}
         self._force_slices = [(name, self.layout.force(name)) for name in self.contacts]
@@ -210,10 +215,17 @@ class WholeBodyController:
         # The torque-limit rows are most of the inequalities and rarely active: solve without
         # them first; if the torques respect the limits, that is the full problem's optimum too
         # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
-        solution = self.solver.solve(self.builder.without_torque_limits(problem))
-        tau = self.builder.torques(self.robot, solution.x)
-        if (tau > self.robot.torque_max).any() or (tau < self.robot.torque_min).any():
-            solution = self.limited_solver.solve(problem)
+        slack: dict[str, np.ndarray] = {}
+        try:
+            solution = self.solver.solve(self.builder.without_torque_limits(problem))
+            tau = self.builder.torques(self.robot, solution.x)
+            if (tau > self.robot.torque_max).any() or (tau < self.robot.torque_min).any():
+                solution = self.limited_solver.solve(problem)
+                tau = self.builder.torques(self.robot, solution.x)
+        except QPSolveError:
+            if not self.config.contact_slack_weight > 0:
+                raise
+            solution, slack = self._solve_relaxed(problem)
             tau = self.builder.torques(self.robot, solution.x)
         t3 = clock()
         x = solution.x
@@ -223,11 +235,16 @@ class WholeBodyController:
         body_accelerations = {name: x[self.layout.body(name)].copy() for name in self.bodies}
         result = WBCResult(
             True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations,
-            body_accelerations,
+            body_accelerations, relaxed=bool(slack), contact_slack=slack,
         )
         t4 = clock()
         self._last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
         return result
+
+    def _solve_relaxed(self, problem: QPProblem) -> tuple[QPSolution, dict[str, np.ndarray]]:
+        """``(solution, contact_slack)`` of the relaxed QP of ``problem`` (torque-limit rows
+        included); raises :class:`QPSolveError` if even that fails (a genuine solver failure)."""
+        return solve_relaxed(problem, self.layout, self._contact_list, self.config.contact_slack_weight, self.relaxed_solver)
 
     def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         missing = sorted(set(self.bodies) - set(body_states))
@@ -248,13 +265,16 @@ class WholeBodyController:
             s_dot = np.concatenate([body.s_dot for body in self.bodies.values()])
         else:
             s = s_dot = self._NO_BODIES
-        status, x, tau, iterations, solve_time_us = self.compiled.compute(q, v, s, s_dot)
+        status, x, tau, iterations, solve_time_us, slack = self.compiled.compute(q, v, s, s_dot)
         self.robot.defer_update(q, v)  # reading self.robot after the tick gives this state
         if status != "solved":
             raise QPSolveError(status, self.compiled.problem(), None)
         forces = {name: x[rows] for name, rows in self._force_slices}
         body_accelerations = {name: x[rows] for name, rows in self._body_slices}
-        return WBCResult(True, "solved", tau, x[: self.robot.nv], forces, solve_time_us, iterations, body_accelerations)
+        return WBCResult(
+            True, "solved", tau, x[: self.robot.nv], forces, solve_time_us, iterations, body_accelerations,
+            relaxed=bool(slack), contact_slack=slack,
+        )
 
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].

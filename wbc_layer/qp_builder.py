@@ -2,16 +2,25 @@
 
 Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
 
-- equality: floating-base rows of ``M qdd + h = S^T tau + J_c^T f`` (6);
+- equality (hard): floating-base rows of ``M qdd + h = S^T tau + J_c^T f`` (6);
   per active contact ``J_i qdd = -Jdot_i v`` (its dim) -- or, standing on an environment body,
   ``J_i qdd + Jdot_i v = J_s,i sdd + Jdot_s,i sd`` --; per inactive contact ``f_i = 0``; per
   environment body its dynamics ``M_s sdd + h_s + sum_i J_s,i^T f_i = 0``;
 - inequality ``G x <= h``: each active contact's force rows (friction pyramid, normal-force
   bounds, CoP), and the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``;
+- relaxed QP (only when the one above has no solution, e.g. the torque limits cannot hold
+  every rigid contact): the active contacts' rows ``J_i qdd + Jdot_i v = 0`` move into the
+  cost with a large weight (:func:`solve_relaxed`, always with DAQP); every other row stays
+  hard, and that QP always has a solution (below);
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
   ``q = -2 sum w A^T b``.
 
 The torques follow from a solution as ``tau = M_a qdd + h_a - J_a^T f`` (actuated rows).
+
+Why the relaxed QP always has a solution: take any force inside each active contact's force
+rows (the minimum normal force at the sole's centre is one), ``f_i = 0`` for the inactive ones,
+any torques within the limits, and ``qdd = M^-1 (S^T tau + J_c^T f - h)`` (an environment body's
+``sdd`` likewise from its invertible ``M_s``): every hard row holds.
 
 :class:`QPBuilder` fills preallocated arrays: the parts that depend only on which contacts are
 active (the force rows, ``f_i = 0`` rows) are written when that set changes, the rest every
@@ -28,7 +37,7 @@ import numpy as np
 from wbc_layer.contacts import Contact
 from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.layout import QPLayout
-from wbc_layer.qp import QPProblem
+from wbc_layer.qp import DaqpSolver, QPProblem, QPSolution, relax_equalities
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import MotionTask, Task
 
@@ -40,6 +49,34 @@ def contact_jacobians(robot: RobotModel, contacts: Sequence[Contact], layout: QP
         if contact.active:
             J[layout.force_in_block(contact.name)] = contact.jacobian(robot)
     return J
+
+
+def contact_acceleration_rows(layout: QPLayout, contacts: Sequence[Contact]) -> dict[str, np.ndarray]:
+    """Active contact name -> indices of its rigid-contact rows ``J_i qdd + Jdot_i v = 0`` in ``A``.
+
+    The equality rows are ordered: 6 floating-base rows, one block per contact in force order
+    (an inactive contact's block holds ``f_i = 0``), then the environment bodies' dynamics.
+    """
+    rows = {}
+    for contact in contacts:
+        if contact.active:
+            block = layout.force_in_block(contact.name)
+            rows[contact.name] = np.arange(6 + block.start, 6 + block.stop)
+    return rows
+
+
+def solve_relaxed(
+    problem: QPProblem, layout: QPLayout, contacts: Sequence[Contact], weight: float, solver: DaqpSolver
+) -> tuple[QPSolution, dict[str, np.ndarray]]:
+    """Solve the relaxed QP of ``problem`` (the full problem, torque-limit rows included).
+
+    Returns the solution and, per active contact, its acceleration residual
+    ``J_i qdd + Jdot_i v`` (its rows of ``A x - b``). Raises :class:`QPSolveError` on failure.
+    """
+    rows = contact_acceleration_rows(layout, contacts)
+    solution = solver.solve(relax_equalities(problem, np.concatenate(list(rows.values())), weight))
+    slack = {name: problem.A[r] @ solution.x - problem.b[r] for name, r in rows.items()}
+    return solution, slack
 
 
 class QPBuilder:

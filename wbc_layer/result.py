@@ -24,6 +24,12 @@ class WBCResult:
         iterations: solver iterations (-1 when unknown).
         body_accelerations: environment body name -> its predicted accelerations ``sdd``
             (a seesaw: the tilt's [rad/s^2]); empty without environment bodies.
+        relaxed: True when the rigid-contact QP had no solution and the relaxed one was solved
+            (``ControllerConfig.contact_slack_weight``).
+        contact_slack: on a relaxed tick, active contact name -> its acceleration residual
+            ``J_i qdd + Jdot_i v`` (3 or 6: linear [m/s^2], then angular [rad/s^2]) that the
+            solution asks of a contact meant to be rigid; empty otherwise (zero to solver
+            tolerance).
     """
 
     success: bool
@@ -34,3 +40,10 @@ class WBCResult:
     solve_time_us: float
     iterations: int
     body_accelerations: dict[str, np.ndarray] = field(default_factory=dict)
+    relaxed: bool = False
+    contact_slack: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def contact_slack_norm(self) -> float:
+        """Largest norm of a contact's acceleration residual (0.0 when not relaxed)."""
+        return max((float(np.linalg.norm(r)) for r in self.contact_slack.values()), default=0.0)

@@ -114,6 +114,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     WBC's CoM reference [m], ``contact_forces`` {left_foot, right_foot: (3,) world [N]},
     ``contact_force_targets`` {name: normal force [N]} (empty outside wbc mode), ``wbc_status``
     ("solved" / "fallback" / "off"), ``wbc_fallbacks`` (physics steps in fallback this env step),
+    ``wbc_relaxed`` (physics steps whose rigid-contact QP had no solution and whose relaxed QP
+    was solved: the feet gave way, see ``ControllerConfig.contact_slack_weight``),
+    ``wbc_contact_slack`` (the largest contact acceleration residual of those steps [m/s^2,
+    rad/s^2]; 0 when none),
     ``wbc_solve_time_us`` (mean QP time this step [us], wall-clock: only with
     ``timing_in_info=True``, off by default so that two identical steps give the same ``info``, as
     env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``, ``time`` [s],

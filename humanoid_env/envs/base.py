@@ -226,6 +226,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         return mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
 
     def _reset_state_variables(self) -> None:
+        self._step_contact_slack = 0.0
         self.previous_action = np.zeros(self.action_space.shape, dtype=np.float64)
         self.com_target = self.com_nominal.copy()
         self.com_target_velocity = np.zeros(3)
@@ -266,6 +267,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         statuses: list[str] = []
         solve_times: list[float] = []
         effort = 0.0
+        self._step_contact_slack = 0.0
         if not self._state_is_finite():  # after that, each physics step checks the state it made
             self.nonfinite_state = True
         for _ in range(0 if self.nonfinite_state else self.frame_skip):
@@ -307,7 +309,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.previous_action = action.copy()
         fallbacks = statuses.count("fallback")
         status = "off" if self.action_mode != "wbc" else ("fallback" if fallbacks else "solved")
-        info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None)
+        info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None, statuses.count("relaxed"))
         info.update({f"reward_{name}": value for name, value in terms.items()})
         if self.render_mode == "human":
             self.render()
@@ -412,6 +414,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
         try:
             result = self._compute_wbc(q, v)
+            if result.relaxed:  # the rigid-contact QP had no solution; the contacts gave way
+                self._step_contact_slack = max(self._step_contact_slack, result.contact_slack_norm)
+                return result.tau, "relaxed", float(result.solve_time_us)
             return result.tau, "solved", float(result.solve_time_us)
         except QPSolveError:  # compute() updated the controller's model at (q, v) before failing
             return self.controller.gravity_compensation_torques(), "fallback", 0.0
@@ -505,9 +510,10 @@ class HumanoidWBCBaseEnv(gym.Env):
             "fall": -cfg["fall_penalty"] if self.fell else 0.0,
         }
 
-    def _info(self, status: str, fallbacks: int, solve_us: float | None) -> dict[str, Any]:
+    def _info(self, status: str, fallbacks: int, solve_us: float | None, relaxed: int = 0) -> dict[str, Any]:
         """The step's ``info``; ``wbc_solve_time_us`` (``solve_us`` [us], mean over the physics
-        steps) only with ``timing_in_info=True`` and a measured time."""
+        steps) only with ``timing_in_info=True`` and a measured time; ``relaxed``: physics steps
+        that solved the relaxed QP."""
         d = self.data
         forces = self.sensor.measure(d) if not self.nonfinite_state else {n: np.zeros(3) for n in self.sensor.geom_ids}
         time = float(d.time)
@@ -519,6 +525,8 @@ class HumanoidWBCBaseEnv(gym.Env):
             "contact_force_targets": self._force_targets(),
             "wbc_status": status,
             "wbc_fallbacks": int(fallbacks),
+            "wbc_relaxed": int(relaxed),
+            "wbc_contact_slack": float(self._step_contact_slack),
             "fell": bool(self.fell),
             "nonfinite_state": bool(self.nonfinite_state),
             "time": time,

@@ -1,0 +1,86 @@
+"""The always-feasible QP: when the rigid-contact QP has no solution, the relaxed one is solved.
+
+The rigid QP is made infeasible on purpose (a hand that must push a wall with 500 N through
+25 N m arm joints). The relaxed QP keeps every other row hard, so its solution must still
+satisfy the dynamics, the force rows and the torque limits; the contacts give way instead, and
+the result says by how much.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from wbc_layer import ContactConfig, QPSolveError, RobotModel, WholeBodyController
+from wbc_layer.qp_builder import contact_jacobians
+
+#: DAQP solves the relaxed QP exactly (active set): its hard rows of the dynamics [N, N m],
+#: torque limits [N m] and force rows [N] hold to rounding, amplified by the 1e5 weight.
+RELAXED_ROW_TOL = 1e-6
+
+
+def _impossible_controller(robot, bridge, mj_data, backend, qp_solver="proxsuite", **overrides):
+    """Standing at home while the right hand must press a wall with >= 500 N: the arm's 25 N m
+    joints cannot resist that with the hand held still, so no rigid-contact solution exists."""
+    hand = ContactConfig("right_hand", "right_hand", kind="point", normal=(0.0, 1.0, 0.0),
+                         friction_coefficient=0.5, min_normal_force=500.0)
+    feet = [ContactConfig(f"{s}_foot", f"{s}_sole") for s in ("left", "right")]
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)  # the home keyframe, at rest
+    robot.update(q, v)
+    config = default_controller_config(backend=backend, qp_solver=qp_solver).with_overrides(
+        contacts=(*feet, hand), **overrides
+    )
+    return WholeBodyController(robot, config), (q, v)
+
+
+def test_rigid_qp_without_relaxation_has_no_solution(robot, bridge, mj_data, backend):
+    """The premise of the other tests: with the relaxation off the controller raises, as before."""
+    controller, state = _impossible_controller(robot, bridge, mj_data, backend, contact_slack_weight=0.0)
+    with pytest.raises(QPSolveError, match="infeasible|max_iter"):
+        controller.compute(*state)
+
+
+@pytest.mark.parametrize("qp_solver", ["proxsuite", "daqp"])
+def test_relaxed_tick_keeps_every_hard_row_and_reports_the_slack(robot, bridge, mj_data, backend, qp_solver):
+    controller, state = _impossible_controller(robot, bridge, mj_data, backend, qp_solver)
+    result = controller.compute(*state)
+    assert result.success and result.relaxed
+    # Hard rows: torque limits, floating-base dynamics, each contact's force rows.
+    assert np.all(result.tau <= robot.torque_max + RELAXED_ROW_TOL)
+    assert np.all(result.tau >= robot.torque_min - RELAXED_ROW_TOL)
+    contacts = list(controller.contacts.values())
+    Jc = contact_jacobians(robot, contacts, controller.layout)
+    f = np.concatenate([result.contact_forces[c.name] for c in contacts])
+    residual = robot.M @ result.qdd + robot.h - np.concatenate([np.zeros(6), result.tau]) - Jc.T @ f
+    assert np.abs(residual).max() < RELAXED_ROW_TOL
+    for contact in contacts:
+        G, h = contact.force_constraints(controller.config.friction_facets)
+        assert np.all(G @ result.contact_forces[contact.name] <= h + RELAXED_ROW_TOL)
+    # The slack is what the feet are asked to do: J qdd + Jdot v, per foot, and it is not small
+    # (the arm cannot hold 500 N: the hand is pushed back at hundreds of m/s^2).
+    assert set(result.contact_slack) == {"left_foot", "right_foot", "right_hand"}
+    for contact in contacts:
+        expected = contact.jacobian(robot) @ result.qdd + contact.drift(robot)
+        assert np.allclose(result.contact_slack[contact.name], expected, atol=1e-6)
+    assert result.contact_slack_norm > 10.0
+
+
+def test_backends_agree_on_a_relaxed_tick(bridge, mj_data):
+    """Same relaxed QP, same solver (DAQP) on both backends: the torques agree to rounding
+    (1e-9 of torques of up to ~100 N m)."""
+    results = {}
+    for backend in ("python", "compiled"):
+        controller, state = _impossible_controller(RobotModel.from_mjcf(ROBOT_XML), bridge, mj_data, backend)
+        results[backend] = controller.compute(*state)
+    python, compiled = results["python"], results["compiled"]
+    assert python.relaxed and compiled.relaxed
+    assert np.abs(python.tau - compiled.tau).max() < 1e-7
+    for name in python.contact_slack:
+        assert np.abs(python.contact_slack[name] - compiled.contact_slack[name]).max() < 1e-7
+
+
+def test_a_solvable_tick_is_not_relaxed(controller, bridge, mj_data):
+    """Standing with its full torque limits, the rigid QP is solved and nothing is relaxed."""
+    result = controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
+    assert not result.relaxed and result.contact_slack == {} and result.contact_slack_norm == 0.0
