@@ -1,4 +1,4 @@
-"""Seed 002's experiments on HumanoidWBCSeesaw-v0: the push test and the CoM sinusoid."""
+"""The experiments of *iCub Balancing on a Seesaw* on HumanoidWBCSeesaw-v0: the push test and the CoM sinusoid."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.envs.scenarios import make_scenario
-from humanoid_env.envs.seesaw_scenarios import SeesawPushScenario, SeesawSineScenario
+from humanoid_env.scenarios import SeesawPushScenario, SeesawSineScenario, make_scenario
 from training.evaluate import main
 
 ENV = "HumanoidWBCSeesaw-v0"
