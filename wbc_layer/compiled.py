@@ -18,6 +18,7 @@ core has no DAQP of its own), so the bit-reproducible solver stays available at 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from wbc_layer.tasks import (
     Task,
     finite_vector,
 )
+
+if TYPE_CHECKING:  # annotations only: the controller imports this module
+    from wbc_layer.controller import WholeBodyController
 
 try:
     from wbc_layer import _core
@@ -61,7 +65,7 @@ class CompiledTick:
         controller: the Python controller whose robot, contacts, bodies and tasks it mirrors.
     """
 
-    def __init__(self, controller):
+    def __init__(self, controller: WholeBodyController):
         if _core is None:
             raise ConfigError(
                 f"the compiled controller core is not built ({_IMPORT_ERROR}); reinstall the package with a "
