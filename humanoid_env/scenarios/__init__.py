@@ -38,12 +38,12 @@ __all__ = [
     "rmse",
 ]
 
-#: env id -> {variant name: factory}; the first variant is the default.
 SCENARIOS: dict[str, dict[str, Callable[[], Scenario]]] = {
     "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
     "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
     "HumanoidWBCSeesaw-v0": {"push": SeesawPushScenario, "sine": SeesawSineScenario},
 }
+"""Env id -> {variant name: factory}; the first variant is the default (``--scenario`` picks one)."""
 
 
 def make_scenario(env_id: str, name: str | None = None) -> Scenario:

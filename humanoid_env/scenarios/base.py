@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # annotations only: the env imports this module, never the re
     from humanoid_env.envs.base import HumanoidWBCBaseEnv
 
 NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
+"""``gym.make`` keywords that switch the env's random pushes off (the scripts push themselves, if at all)."""
 
 
 def min_jerk(t: float, t0: float, t1: float) -> tuple[float, float]:
