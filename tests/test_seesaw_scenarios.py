@@ -37,7 +37,7 @@ def test_push_short_form_coupled_survives():
 
 
 def test_sine_short_form_coupled_tracks_within_5_mm():
-    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; issue target 5 mm.
+    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; target 5 mm.
     result, fell, _ = run(SeesawSineScenario(sine_s=4.0, settle_s=0.5), seesaw_model="coupled")
     assert not fell
     assert result["com_rmse_m"] <= 0.005  # [m]

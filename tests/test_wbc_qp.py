@@ -22,7 +22,7 @@ from wbc_layer import (
 )
 from wbc_layer.qp_builder import contact_jacobians
 
-#: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (issue: 1e-8).
+#: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (target: 1e-8).
 DYNAMICS_TOL = 1e-8
 #: Inequality violation allowed [N, N m]: the solver's absolute tolerance is 1e-9.
 ROW_TOL = 1e-7
