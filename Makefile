@@ -1,4 +1,5 @@
-# Quick start: `make test` (set up + tests), `make train` (set up + default training/eval).
+# Quick start: `make test` (set up + tests, the docs' strict build among them), `make train` (set up +
+# default training/eval), `make docs` (the documentation site into site/).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ STAMP := $(VENV)/.installed
 BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite cmeel-eigen
 CXX ?= c++
 
-.PHONY: setup test train lint bench clean lock
+.PHONY: setup test train docs lint bench clean lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,9 @@ test: $(STAMP)
 train: $(STAMP)
 	$(PY) -m training.train_default
 
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
@@ -38,7 +42,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.run_all
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache build
+	rm -rf $(VENV) runs .pytest_cache build site
 
 # Rebuild constraints.txt from a fresh venv: newest versions within pyproject.toml's ranges (torch
 # kept at 2.13.0, the CPU build), the file's comment lines kept. Then `make test`.

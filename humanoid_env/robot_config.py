@@ -81,7 +81,7 @@ def hand_contact(
     )
 
 
-#: The seesaw scene (``assets/scene_seesaw.xml``, seed 002): body ``SEESAW_BODY`` (frame origin at
+#: The seesaw scene (``assets/scene_seesaw.xml``, *iCub Balancing on a Seesaw*): body ``SEESAW_BODY`` (frame origin at
 #: the centre of curvature of its underside), its tilt hinge and the slide tied to it by the
 #: rolling equality ``seesaw_y = -R seesaw_tilt`` (R is read from that equality by the env).
 SEESAW_SCENE_XML = ASSETS / "scene_seesaw.xml"

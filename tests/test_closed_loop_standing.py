@@ -42,7 +42,7 @@ def test_stands_for_20_seconds(backend):
             base_errors.append(abs(data.qpos[2] - base_height))
             force_errors.append(abs(_measured_vertical_ground_force(sim.model, data) - weight) / weight)
     assert sim.fallbacks == 0
-    assert max(com_errors) < 2e-3  # [m] issue: CoM within 2 mm of its reference
+    assert max(com_errors) < 2e-3  # [m] target: CoM within 2 mm of its reference
     assert max(base_errors) < 5e-3  # [m] base height within 5 mm (contact settling is < 1 mm)
     assert max(force_errors) < 0.01  # MuJoCo's ground force equals m g within 1% once settled
 
@@ -53,4 +53,4 @@ def test_moves_the_com_3cm_forward_and_holds_it(backend):
     sim.controller.com_task.set_reference(target)
     errors = [np.linalg.norm(sim.robot.com - target) for t in _steps(sim, 3.0) if t > 2.0]
     assert sim.fallbacks == 0
-    assert max(errors) < 3e-3  # [m] issue: error below 3 mm after 2 s
+    assert max(errors) < 3e-3  # [m] target: error below 3 mm after 2 s

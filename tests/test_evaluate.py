@@ -45,7 +45,7 @@ def test_evaluate_subprocess_writes_json_with_metrics(tmp_path):
 
 
 def test_scripted_policy_rejects_an_unknown_scenario(tmp_path):
-    # HumanoidWBC-v0's scripted scenario is seed 001's contact switching (tests/test_scenarios.py).
+    # HumanoidWBC-v0's scripted scenario is the contact switching of *Partial Force Control* (tests/test_scenarios.py).
     proc = run_evaluate(
         "--env", "HumanoidWBC-v0", "--policy", "scripted", "--scenario", "sudden",
         "--json", str(tmp_path / "x.json"), "--max-steps", "2",

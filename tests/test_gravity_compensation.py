@@ -1,4 +1,4 @@
-"""Static gravity compensation (seed 000): closed forms, weight split, unilaterality, stillness."""
+"""Static gravity compensation (Passault's closed forms): closed forms, weight split, unilaterality, stillness."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_double_support_symmetric_pose_splits_the_weight_evenly(mj_model, mj_dat
 def test_pose_where_pseudo_inverse_pulls_gets_a_unilateral_solution(mj_model, mj_data, robot, bridge):
     """CoM shifted about 5 cm sideways over the left foot by leaning both legs (feet stay flat).
 
-    The minimum-norm forces of seed 000 put the same CoP offset under each foot, outside the
+    The minimum-norm forces of the closed form put the same CoP offset under each foot, outside the
     right sole: that sole would have to pull on the ground at its edge. The QP moves load to
     the left foot instead, with every normal force >= 0 and every CoP inside its sole.
     """

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("wbc_layer", "humanoid_env", "training")
 #: package -> the project packages it may import (DESIGN.md: arrows point one way).
@@ -68,8 +70,8 @@ def test_arrows_point_one_way():
     assert not wrong, wrong
 
 
-def test_no_import_circles():
-    graph = import_graph()
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph`` (module -> modules it imports), each as a closed path."""
     # a package's __init__ re-exporting its modules is not a circle through them
     graph = {m: {t for t in ts if not (m.startswith(t + ".") and "." not in t)} for m, ts in graph.items()}
     state: dict[str, int] = {}
@@ -87,7 +89,47 @@ def test_no_import_circles():
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
-    assert not cycles, cycles
+    return cycles
+
+
+def test_no_import_circles():
+    assert not import_cycles(import_graph())
+
+
+@pytest.mark.parametrize("package", ["humanoid_env", "training"])
+def test_no_import_circles_inside_each_package(package):
+    # the package's own modules alone (module-level and function-level imports)
+    graph = {m: {t for t in ts if t.split(".")[0] == package} for m, ts in import_graph().items() if m.split(".")[0] == package}
+    assert len(graph) > 5, sorted(graph)  # the walk found the package's modules
+    assert not import_cycles(graph)
+
+
+def test_the_cycle_finder_finds_circles(tmp_path, monkeypatch):
+    # the checker itself: a circle through three modules, and one closed by a function-level import
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)  # module_name() reads paths relative to ROOT
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "x.py").write_text("from p.y import f\n")
+    (tmp_path / "p" / "y.py").write_text("def g():\n    from p.x import h\n")
+    modules = {"p.x", "p.y"}
+    scratch = {m: imports_of(tmp_path / "p" / f"{m[2:]}.py", modules) - {m} for m in modules}
+    assert import_cycles(scratch) == [["p.x", "p.y", "p.x"]]
+
+
+def test_the_scenario_base_is_a_leaf_and_no_scenario_imports_the_registry():
+    graph = import_graph()
+    # runtime imports of the base: none of the project (the env's import of it is for annotations)
+    assert graph["humanoid_env.scenarios.base"] == set()
+    experiments = [m for m in graph if m.startswith("humanoid_env.scenarios.")]
+    assert len(experiments) >= 4, experiments
+    assert [m for m in experiments if "humanoid_env.scenarios" in graph[m]] == []
+    # the registry sees every experiment module
+    assert set(experiments) <= graph["humanoid_env.scenarios"]
+    # the run-folder format has one owner: train, evaluate and shipped all read it from there
+    for program in ("training.train", "training.evaluate", "training.shipped"):
+        assert "training.run_folder" in graph[program], program
+    assert not {m for m in graph["training.run_folder"] if m.startswith("training.")}
 
 
 def test_the_graph_sees_imports():

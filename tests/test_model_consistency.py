@@ -15,7 +15,7 @@ import pytest
 from humanoid_env.robot_config import FLAT_SCENE_XML
 from tests.conftest import random_state
 
-#: Relative agreement required between the two libraries' terms (issue: below 1e-6).
+#: Relative agreement required between the two libraries' terms (target: below 1e-6).
 REL_TOL = 1e-6
 
 

@@ -1,4 +1,4 @@
-"""Seed 001's experiments as scripted scenarios: the wall lean and contact switching."""
+"""The experiments of *Partial Force Control of Constrained Floating-Base Robots* as scripted scenarios: the wall lean and contact switching."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.envs.scenarios import ContactSwitchScenario, WallLeanScenario, make_scenario
+from humanoid_env.scenarios import ContactSwitchScenario, WallLeanScenario, make_scenario
 from training.evaluate import EvaluationError, evaluate, main
 
 

@@ -1,4 +1,4 @@
-"""Seed 002's experiments on HumanoidWBCSeesaw-v0: the push test and the CoM sinusoid."""
+"""The experiments of *iCub Balancing on a Seesaw* on HumanoidWBCSeesaw-v0: the push test and the CoM sinusoid."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.envs.scenarios import make_scenario
-from humanoid_env.envs.seesaw_scenarios import SeesawPushScenario, SeesawSineScenario
+from humanoid_env.scenarios import SeesawPushScenario, SeesawSineScenario, make_scenario
 from training.evaluate import main
 
 ENV = "HumanoidWBCSeesaw-v0"
@@ -38,7 +37,7 @@ def test_push_short_form_coupled_survives():
 
 
 def test_sine_short_form_coupled_tracks_within_5_mm():
-    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; issue target 5 mm.
+    # Short form: one period (4 s) of the 2.5 cm, 0.25 Hz lateral sinusoid; target 5 mm.
     result, fell, _ = run(SeesawSineScenario(sine_s=4.0, settle_s=0.5), seesaw_model="coupled")
     assert not fell
     assert result["com_rmse_m"] <= 0.005  # [m]

@@ -6,7 +6,7 @@ import numpy as np
 
 from tests.torque_regression import DATA, torques_for
 
-#: Allowed change of any torque [N m] (issue 7: 1e-9).
+#: Allowed change of any torque [N m] (the compiled core's target: the same torques to 1e-9).
 TORQUE_TOL = 1e-9
 
 

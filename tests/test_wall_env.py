@@ -88,7 +88,7 @@ def test_controlled_hand_force_tracks_target_in_qp_and_never_pulls():
     q, v = u.bridge.to_pinocchio(u.data.qpos, u.data.qvel)
     contact = controller.contact(HAND)
     assert contact.mode == "controlled" and contact.min_normal_force == 0.0
-    # Seed 001's split: the feet purely supporting (the env's default soft share targets off).
+    # Partial force control's split: the feet purely supporting (the env's default soft share targets off).
     for foot in ("left_foot", "right_foot"):
         controller.task(f"force_{foot}").active = False
     cases = [(25.0, 25.0, 1e5, 1e-5), (5.0, 5.0, 1e5, 1e-5), (25.0, 25.0, u.config["hand_force_weight"], 5e-3),

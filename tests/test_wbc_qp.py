@@ -22,7 +22,7 @@ from wbc_layer import (
 )
 from wbc_layer.qp_builder import contact_jacobians
 
-#: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (issue: 1e-8).
+#: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (target: 1e-8).
 DYNAMICS_TOL = 1e-8
 #: Inequality violation allowed [N, N m]: the solver's absolute tolerance is 1e-9.
 ROW_TOL = 1e-7
@@ -90,7 +90,7 @@ def test_every_inequality_row_holds(mj_model, mj_data, bridge, controller, seed)
     for name in controller.contacts:
         fx, fy, fz, mx, my, _ = result.contact_forces[name]
         assert fz >= -ROW_TOL  # unilateral [N]
-        # Pyramid with n facets inscribed in the cone |f_t| <= mu f_z (seed 004), and the cone itself.
+        # Pyramid with n facets inscribed in the cone |f_t| <= mu f_z (thesis chapter *Modeling of a humanoid robot*), and the cone itself.
         facets = CONTROLLER_FRICTION * np.cos(np.pi / n) * fz - (np.cos(angles) * fx + np.sin(angles) * fy)
         assert np.all(facets >= -ROW_TOL), f"{name}: force outside the friction pyramid by {-facets.min()} N"
         assert np.hypot(fx, fy) <= CONTROLLER_FRICTION * fz + ROW_TOL, f"{name}: force outside the cone"

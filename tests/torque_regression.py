@@ -1,4 +1,4 @@
-"""Recorded states for the controller's torque regression test (issue: optimisations keep the
+"""Recorded states for the controller's torque regression test (the contract: optimisations keep the
 torques to 1e-9). ``python -m tests.torque_regression`` re-records ``tests/data/torque_regression.npz``
 -- only do that when a change of the controller's *behaviour* is intended.
 

@@ -6,10 +6,11 @@ Usage::
         --json runs/eval.json [--video runs/eval.mp4] [--max-steps 200] [--env-kwargs '{"push_magnitude_n": [0, 0]}']
 
 POLICY is ``nominal`` (zero action: in wbc mode the WBC alone), ``scripted`` (the task's scenario,
-where it has one, an error otherwise: ``HumanoidWBCWall-v0`` the wall experiment of seed 001,
-``HumanoidWBC-v0`` its contact switching; ``--scenario ramp|abrupt`` picks the variant of the
-latter, see ``humanoid_env/envs/scenarios.py``; ``HumanoidWBCSeesaw-v0`` seed 002's push test or,
-with ``--scenario sine``, its CoM tracking test, see ``humanoid_env/envs/seesaw_scenarios.py``), a run folder of ``python -m training.train`` or the path of a
+where it has one, an error otherwise: ``HumanoidWBCWall-v0`` the wall experiment of *Partial Force
+Control of Constrained Floating-Base Robots*, ``HumanoidWBC-v0`` its contact switching;
+``--scenario ramp|abrupt`` picks the variant of the latter; ``HumanoidWBCSeesaw-v0`` the push test
+of *iCub Balancing on a Seesaw* or, with ``--scenario sine``, its CoM tracking test; see
+:mod:`humanoid_env.scenarios`), a run folder of ``python -m training.train`` or the path of a
 stable-baselines3 PPO/SAC ``.zip`` model. A run folder (or a zip inside one: ``model.zip``,
 ``best/best_model.zip``, ``checkpoints/model_N_steps.zip``) brings its normalisation statistics
 (VecNormalize, used with ``training=False``, ``norm_reward=False``) and the ``env_kwargs`` of its
@@ -34,8 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
-from humanoid_env.envs.scenario import Scenario
-from humanoid_env.envs.scenarios import make_scenario
+from humanoid_env.scenarios import Scenario, make_scenario
 from training.metrics import metrics_for, summarise
 from training.provenance import provenance
 from training.run_folder import RunFiles, RunFolderError, find_run_files
@@ -148,7 +148,7 @@ def evaluate(
     its ``__name__``). For a trained policy the run's ``env_kwargs`` are the base and ``env_kwargs``
     override them.
     ``policy="scripted"`` runs the env's scripted scenario ``scenario`` (None: its default; see
-    :data:`humanoid_env.envs.scenarios.SCENARIOS`): its ``env_kwargs`` (pushes off) are the base,
+    :data:`humanoid_env.scenarios.SCENARIOS`): its ``env_kwargs`` (pushes off) are the base,
     an episode ends when the script does (or earlier on termination or ``max_steps``), and its
     metrics are merged into each episode's record (replacing the env's generic ones of the same
     name).

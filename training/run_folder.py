@@ -24,7 +24,6 @@ VECNORM_FILE = "vecnormalize.pkl"
 CONFIG_FILE = "config.yaml"
 COMMAND_FILE = "command.txt"
 INFO_FILE = "train_info.json"
-#: Seed offset of the evaluation env, so that it never replays a training episode.
 
 
 class RunFolderError(ValueError):

@@ -19,6 +19,7 @@ The relaxed QP (a rare tick whose rigid-contact QP has no solution) is solved th
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from wbc_layer.tasks import (
     Task,
     finite_vector,
 )
+
+if TYPE_CHECKING:  # annotations only: the controller imports this module
+    from wbc_layer.controller import WholeBodyController
 
 try:
     from wbc_layer import _core
@@ -63,7 +67,7 @@ class CompiledTick:
         controller: the Python controller whose robot, contacts, bodies and tasks it mirrors.
     """
 
-    def __init__(self, controller):
+    def __init__(self, controller: WholeBodyController):
         if _core is None:
             raise ConfigError(
                 f"the compiled controller core is not built ({_IMPORT_ERROR}); reinstall the package with a "

@@ -4,12 +4,13 @@ A contact owns its force variables in the QP (see :mod:`wbc_layer.layout`) and c
 
 - a motion constraint ``J qdd = -Jdot v`` (its point/frame does not accelerate), and
 - inequality rows ``G f <= h`` on its own force: unilateral normal force (with min/max),
-  a linearised friction pyramid with ``n`` facets inscribed in the Coulomb cone
-  (seed 004, eq. friction_approx1), and for a flat foot the centre-of-pressure bounds
-  inside the sole rectangle (seed 004, eq. moment_constraint).
+  a linearised friction pyramid with ``n`` facets inscribed in the Coulomb cone, and for a
+  flat foot the centre-of-pressure bounds inside the sole rectangle (both as in the thesis
+  chapter *Modeling of a humanoid robot*: friction approximation, moment constraint).
 
 A contact is *supporting* (its force is free, used to balance) or *controlled* (its force
-tracks a target through a :class:`wbc_layer.tasks.ContactForceTask`; seed 001). An inactive
+tracks a target through a :class:`wbc_layer.tasks.ContactForceTask`; *Partial Force Control of
+Constrained Floating-Base Robots*). An inactive
 contact's force is held at zero and it may move (a lifted foot).
 """
 

@@ -8,7 +8,8 @@ where ``f_i`` is the wrench that the robot's contact ``i`` receives from the bod
 in the contact frame's axes (the body receives ``-f_i``), and ``J_{s,i}`` (6, dof) maps ``sd``
 to the body's twist at that contact frame, in the frame's axes. A contact standing on the body
 does not slide on it: its frame's acceleration equals that of the body's material point under
-it (seed 002, eqs. 25-28). :mod:`wbc_layer.qp_builder` adds ``sdd`` to the QP's variables and
+it (*Modeling and Control of Humanoid Robots in Dynamic Environments: iCub Balancing on a
+Seesaw*, eqs. 25-28). :mod:`wbc_layer.qp_builder` adds ``sdd`` to the QP's variables and
 both equations to its equalities, so the controller knows that pushing on the board tilts it.
 
 :class:`SeesawBody` is the first instance: a board with a cylindrical underside of radius
@@ -64,7 +65,8 @@ class SeesawBody(EnvironmentBody):
 
     Args:
         name: the body's name (contacts refer to it with ``on_body``).
-        mass: [kg]. com: (3,) centre of mass in the board frame [m].
+        mass: the board's mass [kg].
+        com: (3,) centre of mass in the board frame [m].
         inertia: (3, 3) rotational inertia about the CoM, board axes [kg m^2].
         radius: curvature radius of the underside [m].
         origin: (3,) world position of the centre of curvature at ``theta = 0`` [m].
@@ -74,8 +76,8 @@ class SeesawBody(EnvironmentBody):
 
     dof = 1
 
-    def __init__(self, name: str, mass: float, com, inertia, radius: float, origin, damping: float = 0.0,
-                 gravity: float = GRAVITY):
+    def __init__(self, name: str, mass: float, com: np.ndarray, inertia: np.ndarray, radius: float, origin: np.ndarray,
+                 damping: float = 0.0, gravity: float = GRAVITY):
         self.name = name
         self.mass = float(mass)
         self.com = np.asarray(com, dtype=float).reshape(3)

@@ -1,4 +1,5 @@
-"""Static gravity compensation of a floating-base robot in contact (seed 000).
+"""Static gravity compensation of a floating-base robot in contact (*Computing torques to compensate gravity in humanoid robots*,
+Passault).
 
 For ``qdd = 0, v = 0`` the dynamics reduce to ``g(q) = S^T tau + sum_i J_i^T f_i``. The
 torques and contact forces that hold the robot still solve the QP over ``y = [tau, f]``::
@@ -6,7 +7,7 @@ torques and contact forces that hold the robot still solve the QP over ``y = [ta
     minimise |tau|^2 + eps |f|^2   s.t.   S^T tau + J_c^T f = g,   contact rows on each f_i
 
 (unilateral normal force, friction pyramid, CoP bounds). It is also the controller's
-fallback when the whole-body QP fails. The closed forms of seed 000 serve as test oracles:
+fallback when the whole-body QP fails. The post's closed forms serve as test oracles:
 :func:`single_support_closed_form` and :func:`double_support_pseudo_inverse`.
 """
 
@@ -73,7 +74,7 @@ def gravity_compensation(
 
 
 def single_support_closed_form(robot: RobotModel, jacobian: np.ndarray) -> StaticSolution:
-    """Seed 000, one 6D support: ``f = (J_u^T)^-1 g_u``, ``tau = g_a - J_a^T f``.
+    """One 6D support (closed form): ``f = (J_u^T)^-1 g_u``, ``tau = g_a - J_a^T f``.
 
     ``jacobian`` (6, nv) is the support's Jacobian in its force coordinates.
     """
@@ -82,6 +83,6 @@ def single_support_closed_form(robot: RobotModel, jacobian: np.ndarray) -> Stati
 
 
 def double_support_pseudo_inverse(robot: RobotModel, jacobians: Sequence[np.ndarray]) -> np.ndarray:
-    """Seed 000: minimum-norm forces ``[f_1; f_2] = [J_1u^T  J_2u^T]^+ g_u`` (may pull)."""
+    """Two supports: minimum-norm forces ``[f_1; f_2] = [J_1u^T  J_2u^T]^+ g_u`` (may pull)."""
     stacked = np.hstack([J[:, :6].T for J in jacobians])
     return np.linalg.pinv(stacked) @ robot.g[:6]

@@ -200,7 +200,7 @@ class RobotModel:
         return self._frame_cache[key]
 
     def frame_velocity(self, name: str, local: bool) -> np.ndarray:
-        """(6,) frame twist [linear; angular] [m/s, rad/s] in frame or world axes."""
+        """(6,) frame twist (linear; angular) [m/s, rad/s] in frame or world axes."""
         self._sync()
         ref = LOCAL if local else LOCAL_WORLD_ALIGNED
         return pin.getFrameVelocity(self.model, self.data, self.frame_id(name), ref).vector

@@ -238,7 +238,7 @@ class BodyRestTask(Task):
 
 @dataclass
 class ContactForceTask(Task):
-    """A contact's force to ``target`` [N, N m] (seed 001's controlled contact).
+    """A contact's force to ``target`` [N, N m] (a controlled contact of *Partial Force Control*).
 
     ``normal_only``: track only the normal component (a scalar target); else the full force
     vector in the contact's force coordinates.

@@ -125,8 +125,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     ## Scripted scenario
 
-    ``--policy scripted`` runs seed 001's contact switching (lift the right foot with its force
-    ramped to zero, or switched abruptly): :class:`humanoid_env.envs.scenarios.ContactSwitchScenario`.
+    ``--policy scripted`` runs the contact switching of *Partial Force Control of Constrained Floating-Base Robots* (lift the right foot with its force
+    ramped to zero, or switched abruptly): :class:`humanoid_env.scenarios.ContactSwitchScenario`.
 
     ## Reproducibility
 

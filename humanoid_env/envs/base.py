@@ -28,7 +28,7 @@ from wbc_layer import QPSolveError, RobotModel, WholeBodyController
 from wbc_layer.config import BACKENDS, QP_SOLVERS
 
 if TYPE_CHECKING:
-    from humanoid_env.envs.scenario import Scenario
+    from humanoid_env.scenarios.base import Scenario
 
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
@@ -563,7 +563,7 @@ class HumanoidWBCBaseEnv(gym.Env):
     def set_scenario(self, scenario: Scenario | None) -> None:
         """Let ``scenario`` drive the task from the next :meth:`reset` on (None: the task's own).
 
-        The hook (see :class:`humanoid_env.envs.scenario.Scenario`): ``scenario.reset(env)``
+        The hook (see :class:`humanoid_env.scenarios.base.Scenario`): ``scenario.reset(env)``
         at every reset, after the WBC is built; then at every physics step
         ``scenario.update_task(env, time, dt)`` *instead of* the task's own update (it sets
         ``com_target`` and the task's commands), and, in wbc mode,

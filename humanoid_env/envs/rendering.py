@@ -13,7 +13,8 @@ class SceneRenderer:
         model: the MuJoCo model.
         mode: ``"rgb_array"`` (offscreen, returns (height, width, 3) uint8) or ``"human"``
             (passive viewer window; needs a display).
-        width, height: image size [px]; at most the scene's ``<global offwidth/offheight>``.
+        width: image width [px]; at most the scene's ``<global offwidth>``.
+        height: image height [px]; at most the scene's ``<global offheight>``.
         track_body: body the camera looks at.
     """
 

@@ -1,4 +1,4 @@
-"""``HumanoidWBCSeesaw-v0``: balance on a seesaw whose curved underside rolls on the ground (seed 002)."""
+"""``HumanoidWBCSeesaw-v0``: balance on a seesaw whose curved underside rolls on the ground (*iCub Balancing on a Seesaw*)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ class SeesawParameters:
 
 
 class HumanoidSeesawEnv(HumanoidBalanceEnv):
-    """Balance on a seesaw (seed 002): keep the board near level and the robot upright while
+    """Balance on a seesaw (*iCub Balancing on a Seesaw*): keep the board near level and the robot upright while
     tracking a lateral CoM target under lateral pushes at the torso.
 
     Scene ``assets/scene_seesaw.xml``: a board 0.4 m (x) x 0.6 m (y) on a semi-cylindrical
@@ -194,7 +194,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     outside wbc mode: no prediction), ``board_rolling_error_m`` (MuJoCo's equality residual
     ``y + R theta`` [m]), ``seesaw_model``.
 
-    ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.envs.seesaw_scenarios`)
+    ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.scenarios.seesaw`)
 
     ``push`` (the paper's robustness test) and ``sine`` (the paper's CoM tracking test).
 

@@ -1,4 +1,4 @@
-"""``HumanoidWBCWall-v0``: lean on a wall with the right hand, with a regulated hand force (seed 001)."""
+"""``HumanoidWBCWall-v0``: lean on a wall with the right hand, with a regulated hand force (*Partial Force Control*)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from humanoid_env.robot_config import (
     foot_contacts,
     hand_contact,
 )
+from humanoid_env.scenarios.base import min_jerk
 from wbc_layer import ControllerConfig, FramePositionTask, QPSolveError, RobotModel, WholeBodyController
 
 HAND = "right_hand"
@@ -99,7 +100,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` (physics loop, pushes, pd/torque
     modes, fallback, reproducibility, bad input).
 
-    ## Contacts (seed 001, partial force control)
+    ## Contacts (partial force control)
 
     Both feet are *supporting* flat contacts (their forces are free, used to balance). The right
     hand is a *controlled* point contact ``right_hand`` (3D force in world axes): its normal
@@ -276,7 +277,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         n_hold = int(round(SETTLE_HOLD_S / dt))
         for i in range(n_approach + n_ramp + n_hold):
             if i < n_approach:
-                s, s_dot = _min_jerk((i + 1) / n_approach)
+                s, s_dot = min_jerk((i + 1) / n_approach, 0.0, 1.0)
                 approach.set_reference(start + s * (goal - start), s_dot / SETTLE_APPROACH_S * (goal - start))
             elif i == n_approach:
                 if self._hand_normal_force() <= 0.0:
@@ -430,8 +431,3 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
             "hand_contact_lost_total_s": float(self.hand_contact_lost_total_s),
         }
 
-
-def _min_jerk(s: float) -> tuple[float, float]:
-    """Minimum-jerk profile at phase ``s`` in [0, 1]: (position in [0, 1], d/ds)."""
-    s = min(max(s, 0.0), 1.0)
-    return 10 * s**3 - 15 * s**4 + 6 * s**5, 30 * s**2 - 60 * s**3 + 30 * s**4

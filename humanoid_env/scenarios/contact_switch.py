@@ -1,109 +1,18 @@
-"""Scripted scenarios: the experiments of seed 001 (partial force control) as env drivers.
-
-Each is a :class:`humanoid_env.envs.scenario.Scenario` (the hook the envs call, described
-there). ``python -m training.evaluate --policy scripted`` runs these (``--scenario`` picks a
-variant, see :data:`SCENARIOS`).
-
-- :class:`WallLeanScenario` (``HumanoidWBCWall-v0``, ``lean``): the paper's wall experiment.
-- :class:`ContactSwitchScenario` (``HumanoidWBC-v0``, ``ramp`` / ``abrupt``): lifting the right
-  foot and putting it back, with the foot's force ramped through zero or switched abruptly.
-- ``HumanoidWBCSeesaw-v0`` (``push`` / ``sine``): seed 002's seesaw experiments, in
-  :mod:`humanoid_env.envs.seesaw_scenarios`.
-"""
+"""The contact-switching experiment of *Partial Force Control of Constrained Floating-Base Robots*
+(Del Prete et al.) as a scripted scenario on ``HumanoidWBC-v0``: the right foot is unloaded,
+lifted and put back, with its force ramped through zero or switched abruptly."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from humanoid_env.envs.scenario import NO_PUSHES, Scenario, min_jerk, rmse
-from humanoid_env.envs.seesaw_scenarios import SeesawPushScenario, SeesawSineScenario
+from humanoid_env.scenarios.base import NO_PUSHES, Scenario, min_jerk
 from wbc_layer import FramePositionTask, OrientationTask
-
-__all__ = ["SCENARIOS", "ContactSwitchScenario", "Scenario", "WallLeanScenario", "make_scenario"]
-
-
-class WallLeanScenario(Scenario):
-    """Seed 001's wall experiment on ``HumanoidWBCWall-v0``.
-
-    Timeline [s]: the hand's commanded normal force ramps from the settled one to
-    ``force_n`` = 20 N by ``force_ramp_end_s`` = 0.5 (CoM target at the settled CoM);
-    steady phase 1 ``[1.0, shift_start_s = 2.0]``; the CoM target moves by ``lean_m`` = 0.03 m
-    towards the wall (-y, towards the right foot), minimum-jerk over ``shift_duration_s`` = 1.0;
-    steady phase 2 from ``shift_start + shift_duration + 0.5`` = 3.5 to ``duration_s`` = 6.0.
-
-    Metrics (every physics step of the steady phases): ``hand_force_rmse_n``, the RMS of the
-    MuJoCo-measured hand normal force minus ``force_n`` [N]; ``com_rmse_m``, the RMS of
-    ``|com - com_target|`` (3D) [m]; also ``com_rmse_xy_m`` (ground projection, the paper's
-    task), the per-phase values (``*_phase1``, ``*_phase2``), ``hand_force_min_n`` and
-    ``lean_achieved_m`` (the CoM's final lateral displacement towards the wall).
-    Paper (CoMan simulator): about 0.01 N and 0.6 mm.
-    """
-
-    name = "lean"
-    env_kwargs = dict(NO_PUSHES)
-
-    def __init__(self, force_n: float = 20.0, lean_m: float = 0.03, force_ramp_end_s: float = 0.5,
-                 shift_start_s: float = 2.0, shift_duration_s: float = 1.0, duration_s: float = 6.0):
-        self.force_n = float(force_n)
-        self.lean_m = float(lean_m)
-        self.force_ramp_end_s = float(force_ramp_end_s)
-        self.shift_start_s = float(shift_start_s)
-        self.shift_duration_s = float(shift_duration_s)
-        self.duration_s = float(duration_s)
-        self.phase1 = (1.0, self.shift_start_s)
-        self.phase2 = (self.shift_start_s + self.shift_duration_s + 0.5, self.duration_s)
-        if not (self.phase1[0] < self.phase1[1] and self.phase2[0] < self.phase2[1]):
-            raise ValueError("WallLeanScenario: the steady phases are empty; lengthen duration_s or shift_start_s")
-
-    def reset(self, env) -> None:
-        self._require_wbc(env)
-        self.start_force = float(env.hand_force_command)
-        self.com_start = env.com_nominal.copy()
-        self.shift = np.array([0.0, -self.lean_m, 0.0])
-        self.samples: dict[str, list[float]] = {k: [] for k in ("f1", "f2", "c1", "c2", "xy1", "xy2")}
-        self.force_min = np.inf
-        self.last_com = env.com()
-
-    def update_task(self, env, time: float, dt: float) -> None:
-        # Measure the state the last physics step produced, against the references it had.
-        force = env._hand_normal_force()
-        com = env.com()
-        error = com - env.com_target
-        for key, (t0, t1) in (("1", self.phase1), ("2", self.phase2)):
-            if t0 <= time < t1:
-                self.samples["f" + key].append(force - self.force_n)
-                self.samples["c" + key].append(float(error @ error) ** 0.5)
-                self.samples["xy" + key].append(float(error[:2] @ error[:2]) ** 0.5)
-        if time >= self.phase1[0]:
-            self.force_min = min(self.force_min, force)
-        self.last_com = com
-        # References for the coming step.
-        s = min(time / self.force_ramp_end_s, 1.0) if self.force_ramp_end_s > 0 else 1.0
-        env.hand_force_command = self.start_force + s * (self.force_n - self.start_force)
-        s, s_dot = min_jerk(time, self.shift_start_s, self.shift_start_s + self.shift_duration_s)
-        env.com_target = self.com_start + s * self.shift
-        env.com_target_velocity = s_dot * self.shift
-        env.com_goal = self.com_start + self.shift
-
-    def result(self) -> dict[str, Any]:
-        f = self.samples
-        return {
-            "hand_force_rmse_n": rmse(f["f1"] + f["f2"]),
-            "com_rmse_m": rmse(f["c1"] + f["c2"]),
-            "com_rmse_xy_m": rmse(f["xy1"] + f["xy2"]),
-            "hand_force_rmse_phase1_n": rmse(f["f1"]),
-            "hand_force_rmse_phase2_n": rmse(f["f2"]),
-            "com_rmse_phase1_m": rmse(f["c1"]),
-            "com_rmse_phase2_m": rmse(f["c2"]),
-            "hand_force_min_n": float(self.force_min) if np.isfinite(self.force_min) else 0.0,
-            "lean_achieved_m": float(self.com_start[1] - self.last_com[1]),
-        }
 
 
 class ContactSwitchScenario(Scenario):
-    """Seed 001's contact-switching experiment on ``HumanoidWBC-v0``: lift the right foot.
+    """The contact-switching experiment of *Partial Force Control of Constrained
+    Floating-Base Robots* on ``HumanoidWBC-v0``: lift the right foot.
 
     Timeline [s] (``ramp=True``; the paper's Table II):
 
@@ -230,27 +139,3 @@ class ContactSwitchScenario(Scenario):
             "right_foot_force_at_lift_off_n": float(self.load_at_lift_off),
             "foot_clearance_m": float(self.clearance),
         }
-
-
-#: env id -> {variant name: factory}; the first variant is the default.
-SCENARIOS: dict[str, dict[str, Any]] = {
-    "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
-    "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
-    "HumanoidWBCSeesaw-v0": {"push": SeesawPushScenario, "sine": SeesawSineScenario},  # seed 002
-}
-
-
-def make_scenario(env_id: str, name: str | None = None) -> Scenario:
-    """The scenario ``name`` (None: the env's default) of ``env_id`` (``"humanoid_env:"`` allowed).
-
-    Raises ``ValueError`` naming the valid choices.
-    """
-    key = env_id.split(":")[-1]
-    if key not in SCENARIOS:
-        raise ValueError(f"{env_id}: no scripted scenario (envs with one: {', '.join(SCENARIOS)})")
-    variants = SCENARIOS[key]
-    if name is None:
-        name = next(iter(variants))
-    if name not in variants:
-        raise ValueError(f"{env_id}: unknown scenario {name!r}; valid ones are: {', '.join(variants)}")
-    return variants[name]()

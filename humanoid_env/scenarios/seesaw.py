@@ -1,7 +1,8 @@
-"""Seed 002's experiments (iCub balancing on a seesaw) as scripted scenarios on ``HumanoidWBCSeesaw-v0``.
+"""The experiments of *Modeling and Control of Humanoid Robots in Dynamic Environments: iCub
+Balancing on a Seesaw* (Nava et al.) as scripted scenarios on ``HumanoidWBCSeesaw-v0``.
 
 They drive the env through :meth:`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario` like
-the scenarios of :mod:`humanoid_env.envs.scenarios` (zero action: every reference comes from the
+the other scenarios of :mod:`humanoid_env.scenarios` (zero action: every reference comes from the
 script); ``python -m training.evaluate --env HumanoidWBCSeesaw-v0 --policy scripted --scenario
 push|sine`` runs them, ``--env-kwargs '{"seesaw_model": "rigid"}'`` with the rigid model.
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_env.envs.scenario import Scenario, rmse
+from humanoid_env.scenarios.base import Scenario, rmse
 
 #: "Level": the board within this of 0 [rad] (1 degree).
 LEVEL_TOLERANCE_RAD = float(np.deg2rad(1.0))

@@ -1,4 +1,5 @@
-"""The scripted-scenario hook: the :class:`Scenario` base the envs call, and its helpers.
+"""The scripted-scenario hook: the :class:`Scenario` base the envs call, and its helpers (the
+minimum-jerk profile, RMS). A leaf: it imports no other module of the project at run time.
 
 A scenario drives an environment through
 :meth:`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario`::
@@ -16,8 +17,9 @@ what it measures), then, in wbc mode, ``scenario.update_controller(env, time, dt
 env handed its references to the WBC and before the QP is solved (the scenario may switch
 contacts, set force targets, add tasks on ``env.controller``). The policy's action is zero:
 every reference comes from the script. The experiments themselves are in
-:mod:`humanoid_env.envs.scenarios` (seed 001's) and :mod:`humanoid_env.envs.seesaw_scenarios`
-(seed 002's); :func:`humanoid_env.envs.scenarios.make_scenario` makes one by name.
+:mod:`humanoid_env.scenarios.wall_lean` and :mod:`humanoid_env.scenarios.contact_switch` (*Partial
+Force Control of Constrained Floating-Base Robots*) and :mod:`humanoid_env.scenarios.seesaw`
+(*iCub Balancing on a Seesaw*); :func:`humanoid_env.scenarios.make_scenario` makes one by name.
 """
 
 from __future__ import annotations
@@ -30,10 +32,15 @@ if TYPE_CHECKING:  # annotations only: the env imports this module, never the re
     from humanoid_env.envs.base import HumanoidWBCBaseEnv
 
 NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
+"""``gym.make`` keywords that switch the env's random pushes off (the scripts push themselves, if at all)."""
 
 
 def min_jerk(t: float, t0: float, t1: float) -> tuple[float, float]:
-    """Minimum-jerk phase from 0 at ``t0`` to 1 at ``t1`` [s]: (s, ds/dt [1/s])."""
+    """Minimum-jerk phase from 0 at ``t0`` to 1 at ``t1`` [s]: (s, ds/dt [1/s]).
+
+    ``s = 10 x^3 - 15 x^4 + 6 x^5`` with ``x = (t - t0) / (t1 - t0)``, held at 0 before ``t0``
+    and at 1 after ``t1``. With ``t0 = 0, t1 = 1`` it is the profile of the phase ``t`` itself.
+    """
     if t <= t0:
         return 0.0, 0.0
     if t >= t1:
@@ -70,6 +77,7 @@ class Scenario:
         return np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
 
     def finished(self, env: HumanoidWBCBaseEnv) -> bool:
+        """True once the env's simulated time reached :attr:`duration_s`."""
         return float(env.data.time) >= self.duration_s - 1e-9
 
     def result(self) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""Scripted scenarios: the papers' experiments as env drivers, and their registry.
+
+Each scenario is a :class:`~humanoid_env.scenarios.base.Scenario` (the hook the envs call,
+described in :mod:`humanoid_env.scenarios.base`). ``python -m training.evaluate --policy
+scripted`` runs them; ``--scenario`` picks a variant of :data:`SCENARIOS`.
+
+- ``HumanoidWBCWall-v0``, ``lean``: :class:`WallLeanScenario`, the wall experiment of *Partial
+  Force Control of Constrained Floating-Base Robots*.
+- ``HumanoidWBC-v0``, ``ramp`` / ``abrupt``: :class:`ContactSwitchScenario`, the same paper's
+  contact switching (the right foot lifted and put back, its force ramped through zero or
+  switched abruptly).
+- ``HumanoidWBCSeesaw-v0``, ``push`` / ``sine``: :class:`SeesawPushScenario` and
+  :class:`SeesawSineScenario`, the experiments of *Modeling and Control of Humanoid Robots in
+  Dynamic Environments: iCub Balancing on a Seesaw*.
+
+The modules import :mod:`humanoid_env.scenarios.base` and never this registry: no circles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from humanoid_env.scenarios.base import NO_PUSHES, Scenario, min_jerk, rmse
+from humanoid_env.scenarios.contact_switch import ContactSwitchScenario
+from humanoid_env.scenarios.seesaw import SeesawPushScenario, SeesawSineScenario
+from humanoid_env.scenarios.wall_lean import WallLeanScenario
+
+__all__ = [
+    "NO_PUSHES",
+    "SCENARIOS",
+    "ContactSwitchScenario",
+    "Scenario",
+    "SeesawPushScenario",
+    "SeesawSineScenario",
+    "WallLeanScenario",
+    "make_scenario",
+    "min_jerk",
+    "rmse",
+]
+
+SCENARIOS: dict[str, dict[str, Callable[[], Scenario]]] = {
+    "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
+    "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
+    "HumanoidWBCSeesaw-v0": {"push": SeesawPushScenario, "sine": SeesawSineScenario},
+}
+"""Env id -> {variant name: factory}; the first variant is the default (``--scenario`` picks one)."""
+
+
+def make_scenario(env_id: str, name: str | None = None) -> Scenario:
+    """The scenario ``name`` (None: the env's default) of ``env_id`` (``"humanoid_env:"`` allowed).
+
+    Raises ``ValueError`` naming the valid choices.
+    """
+    key = env_id.split(":")[-1]
+    if key not in SCENARIOS:
+        raise ValueError(f"{env_id}: no scripted scenario (envs with one: {', '.join(SCENARIOS)})")
+    variants = SCENARIOS[key]
+    if name is None:
+        name = next(iter(variants))
+    if name not in variants:
+        raise ValueError(f"{env_id}: unknown scenario {name!r}; valid ones are: {', '.join(variants)}")
+    return variants[name]()
