@@ -54,6 +54,7 @@ and a polar plot (``--png``): survived impulse and bound per direction, one pane
     python -m benchmarks.push_envelope [--directions 16] [--halvings 6] [--stances centre ends glide]
         [--envs balance wall seesaw] [--backends compiled] [--workers 1] [--config YAML]
         [--overlay OLD.json] [--quick]
+    python -m benchmarks.push_envelope --markdown-from RESULTS.json   # its tables as markdown
 
 ``--quick``: 2 directions, 1 halving, 1 s survival, push at 0.5 s, the centre stance of the flat
 env only (options given explicitly still apply).
@@ -477,6 +478,48 @@ def print_stance(backend: str, name: str, row: dict[str, Any], old: dict[str, An
               f"max {100 * max(ratios):.0f} %  (+: capped, survived the top of the extended bracket)")  # fmt: skip
 
 
+def markdown(results: dict[str, Any]) -> str:
+    """Markdown tables of a run's ``results``: per backend and env, one row per direction and one
+    column per stance, each cell ``survived / bound [N s] (ratio)``; then survival at 0.9x/1.0x/1.1x
+    (S survived, F fell) where it is not ``SSF`` or ``SSS``, and capped or non-monotone directions."""
+    lines: list[str] = []
+    for backend, by_env in results.items():
+        for env_id, by_stance in by_env.items():
+            names = [n for n, row in by_stance.items() if row["directions"]]
+            lines += [f"**{env_id}** ({backend}): survived / bound [N s] (ratio; +: capped)", ""]
+            lines.append("| direction [deg] | " + " | ".join(names) + " |")
+            lines.append("|---:|" + "---:|" * len(names))
+            directions = sorted({d["direction_deg"] for n in names for d in by_stance[n]["directions"]})
+            notes: list[str] = []
+            for deg in directions:
+                cells = []
+                for n in names:
+                    d = next((x for x in by_stance[n]["directions"] if x["direction_deg"] == deg), None)
+                    if d is None:
+                        cells.append("")
+                        continue
+                    bound = "-" if d["bound_ns"] is None else f"{d['bound_ns']:.1f}"
+                    ratio = "" if d["ratio"] is None else f" ({100 * d['ratio']:.0f} %)"
+                    cells.append(f"{d['survived_ns']:.1f}{'+' if d['capped'] else ''} / {bound}{ratio}")
+                    checks = _checks_text(d["checks"])
+                    if not d["monotone"]:
+                        notes.append(f"{n} {deg:g} deg: not monotone (trials {_trials_text(d)}; 0.9/1.0/1.1x: {checks})")
+                lines.append(f"| {deg:g} | " + " | ".join(cells) + " |")
+            lines.append("")
+            for n in names:
+                ratios = [d["ratio"] for d in by_stance[n]["directions"] if d["ratio"] is not None]
+                if ratios:
+                    worst = min(by_stance[n]["directions"], key=lambda d: d["ratio"] if d["ratio"] is not None else math.inf)
+                    lines.append(f"- {n}: survived / bound min {100 * min(ratios):.0f} % (at {worst['direction_deg']:g} deg), "
+                                 f"median {100 * float(np.median(ratios)):.0f} %, max {100 * max(ratios):.0f} %")  # fmt: skip
+            lines += [f"- {note}" for note in notes] + [""]
+    return "\n".join(lines)
+
+
+def _trials_text(d: dict[str, Any]) -> str:
+    return ", ".join(f"{impulse:.2f} {'S' if survived else 'F'}" for impulse, survived, _ in d["trials"])
+
+
 SHORT_NAMES = {BALANCE: "flat", WALL: "wall", SEESAW: "seesaw"}
 
 
@@ -578,7 +621,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run, numbers meaningless)")
     parser.add_argument("--json", type=Path, default=RESULTS / "push_envelope.json")
     parser.add_argument("--png", type=Path, default=RESULTS / "push_envelope.png")
+    parser.add_argument("--markdown-from", type=Path, default=None, help="print a JSON's results as markdown tables, run nothing")
     args = parser.parse_args(argv)
+    if args.markdown_from is not None:
+        results = json.loads(args.markdown_from.read_text())["results"]
+        print(markdown(results))
+        return results
     if args.quick:  # tiny defaults; options given explicitly still win
         parser.set_defaults(**QUICK)
         args = parser.parse_args(argv)
