@@ -20,10 +20,11 @@ import math
 import time
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import qpsolvers
 
-from benchmarks import controller_step, env_throughput, qp_backends, scaling
+from benchmarks import controller_step, env_throughput, push_envelope, qp_backends, scaling
 from wbc_layer import ProxsuiteSolver, WholeBodyController
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.qp import DaqpSolver
@@ -246,3 +247,79 @@ def test_env_throughput_runs_subprocess_vector_envs(tmp_path, clock, monkeypatch
             vector_step_s = workers / row[name]["steps_per_s"]
             assert CALL_S <= vector_step_s < CALL_S + REAL_S, (backend, name, row[name])
         assert row["speedup_2_over_1"] == pytest.approx(2.0, rel=REAL_S / CALL_S)
+
+
+# -- push_envelope: verdicts, not speed ----------------------------------------------------------
+#: Bounds recomputed from the JSON's state agree to 1e-9 N s (the same function on the same floats,
+#: through a JSON round trip of O(0.1-10) numbers).
+BOUND_TOL_NS = 1e-9
+#: The issue's home-stance figures (37.4 kg, z_c 0.688 m, omega 3.77 /s): about 15 N s forward,
+#: 17 sideways, 9.5 backward; this checkout's geometry gives 14.8, 17.3, 9.2 N s. 0.5 N s is
+#: 1.3 cm of capture-point travel (m omega = 141 N s/m): a foot or CoM moved by more fails.
+HOME_BOUNDS_NS = {0.0: 14.8, 90.0: 17.3, 180.0: 9.2, 270.0: 17.3}
+HOME_TOL_NS = 0.5
+
+
+def test_push_envelope_finds_the_impulse_inside_its_bracket(tmp_path):
+    out, png = tmp_path / "envelope.json", tmp_path / "envelope.png"
+    results = push_envelope.main(["--quick", "--envs", "balance", "seesaw", "--json", str(out), "--png", str(png)])
+    data = load(out)
+    assert data["results"] == json.loads(json.dumps(results))
+    assert png.stat().st_size > 0
+    assert set(data["settings"]) >= {"directions", "halvings", "survival_s", "controller_overrides"}
+    assert {"processor", "cpus", "load_average", "load_average_end"} <= set(data["machine"])
+    by_env = data["results"]["compiled"]
+    assert set(by_env) == {"HumanoidWBC-v0", "HumanoidWBCSeesaw-v0"}
+    assert set(by_env["HumanoidWBC-v0"]) == {"centre"}
+    assert set(by_env["HumanoidWBCSeesaw-v0"]) == {"push 0.1 s", "push 0.01 s"}
+    for env_id, stances in by_env.items():
+        for name, row in stances.items():
+            assert row["unpushed_survived"], (env_id, name)
+            assert [d["direction_deg"] for d in row["directions"]] == ([0.0, 180.0] if env_id == "HumanoidWBC-v0" else [90.0, 270.0])
+            for d in row["directions"]:
+                assert d["bound_ns"] > 0, d
+                # the bound is the capture bound (the seesaw: the law's limit) of the stored state
+                expected = push_envelope.bound_of(push_envelope.Stance(env_id, name, (), None, 0.0, 0.1, (), row["bound_kind"]),
+                                                  row["state"], d["direction_deg"])  # fmt: skip
+                assert abs(d["bound_ns"] - expected) < BOUND_TOL_NS, (d, expected)
+                lo, hi = d["bracket_ns"]
+                top = d["initial_top_ns"] * 2.0 ** d["extensions"]
+                assert d["initial_top_ns"] == pytest.approx(1.5 * d["bound_ns"], rel=1e-12)
+                assert 0.0 <= d["survived_ns"] == lo <= hi <= top, d
+                if not d["capped"]:  # one halving: the bracket is half the last (extended) one wide
+                    assert hi - lo == pytest.approx(0.5 * top if d["extensions"] == 0 else 0.25 * top, rel=1e-12), d
+                trials = {impulse: survived for impulse, survived, _ in d["trials"]}
+                assert lo == 0.0 or trials[lo], d  # the survived impulse was survived
+                assert d["capped"] or not trials[hi], d  # and the bracket's top fell
+                assert set(d["checks"]) == {"0.9", "1.0", "1.1"} and d["checks"]["1.0"], d
+                assert d["ratio"] == pytest.approx(d["survived_ns"] / d["bound_ns"], rel=1e-12)
+
+
+def test_push_envelope_bound_at_home_matches_the_issue():
+    stance = push_envelope.stances(["balance"], ["centre"], 4, 0.0)[0]
+    base = gym.make(ENV, init_noise_rad=0.0).unwrapped  # the home keyframe exactly, at rest
+    base.reset(seed=0)
+    state = push_envelope.push_state(base, stance)
+    assert state["cop_half_sizes_m"] == [0.085, 0.0425]  # the controller's CoP bounds
+    for deg, expected in HOME_BOUNDS_NS.items():
+        assert abs(push_envelope.bound_of(stance, state, deg) - expected) < HOME_TOL_NS, deg
+
+
+@pytest.mark.parametrize("duration_s", [0.1, 0.01])
+def test_scripted_push_lasts_exactly_duration_over_dt_physics_steps(duration_s):
+    dt = 0.002
+    push = push_envelope.ScriptedPush(np.array([50.0, 0.0, 0.0]), 2.0, duration_s, dt)
+    push.reset(None)
+    time_s, impulse = 0.0, 0.0
+    for _ in range(2000):  # MuJoCo's time: a running sum, rounded at every step
+        impulse += push.update(None, time_s)[0] * dt
+        time_s += dt
+    assert impulse == pytest.approx(50.0 * duration_s, rel=1e-12) and push.total == 1
+
+
+def test_push_envelope_config_overrides_reach_the_controller():
+    settings = push_envelope.Settings(overrides=(("com_kp", 31.0),))
+    for stance in push_envelope.stances(["balance", "seesaw"], ["centre"], 1, 0.0)[:2]:
+        base = push_envelope.env_for(stance, settings)
+        base.reset(seed=0)
+        assert base.controller.config.com_kp == 31.0, stance.env_id
