@@ -77,8 +77,8 @@ import yaml
 
 from benchmarks.common import RESULTS, machine, write_json
 from humanoid_env.envs.balance import BALANCE_DEFAULTS
-from humanoid_env.envs.scenario import Scenario
 from humanoid_env.robot_config import default_controller_config
+from humanoid_env.scenarios.base import Scenario
 from wbc_layer import WholeBodyController
 from wbc_layer.capture import capture_bound, support_polygon
 
