@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,3 +94,23 @@ def test_the_readme_snippets_run(tmp_path):
     # the controller quick start moves the CoM reference 2 cm left; the printed CoM followed
     com_y = float(re.search(r"\[\s*\S+\s+(\S+)", outputs[1])[1])
     assert com_y == pytest.approx(0.02, abs=0.003)
+
+
+def test_the_task_picture_shows_three_rendered_scenes(tmp_path):
+    """``render_tasks.py`` (the README's picture) renders offscreen with EGL, as on this machine
+    kind. Each of the three panels must hold a rendered scene, not a blank frame: the pixel
+    values of a panel spread by more than 10 of 255 (a blank or black frame spreads by 0)."""
+    import os
+
+    import matplotlib.image
+
+    env = {**os.environ, "MUJOCO_GL": "egl"}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "render_tasks.py"), "--seconds", "0.1", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, env=env,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert png_written(tmp_path / "tasks.png")
+    image = matplotlib.image.imread(tmp_path / "tasks.png")
+    for panel in np.array_split(image[..., :3], 3, axis=1):
+        assert 255 * panel.std() > 10
