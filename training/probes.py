@@ -40,6 +40,7 @@ from training.evaluate import evaluate
 from training.metrics import summarise
 from training.provenance import provenance
 from training.shipped import TABLE_METRICS
+from wbc_layer.seesaw_law import lateral_capture_point
 
 #: ``probe(env) -> action`` of one step (``env`` unwrapped).
 ProbePolicy = Callable[[Any], np.ndarray]
@@ -57,12 +58,12 @@ def _lateral_offset(env, offset_y: float) -> np.ndarray:
     return action
 
 
-def _capture_point_error(env) -> float:
-    """``xi - xi_target`` laterally [m], ``xi = y + y_dot / omega``, ``omega = sqrt(g / h)``."""
-    omega = np.sqrt(9.81 / env.com_nominal[2])
-    xi = env.com()[1] + env.com_velocity()[1] / omega
-    xi_target = env.com_target[1] + env.com_target_velocity[1] / omega
-    return float(xi - xi_target)
+def _lateral_capture_point_error(env) -> float:
+    """``xi - xi_target`` laterally [m]: the capture points (:func:`wbc_layer.seesaw_law.lateral_capture_point`) of
+    the CoM and of the task's target, with the board-tilt law's ``omega``."""
+    omega = env.board_law.omega
+    xi = lateral_capture_point(float(env.com()[1]), float(env.com_velocity()[1]), omega)
+    return xi - lateral_capture_point(float(env.com_target[1]), float(env.com_target_velocity[1]), omega)
 
 
 def _share_on_tilt(gain: float) -> ProbePolicy:
@@ -79,7 +80,7 @@ PROBES: dict[str, dict[str, tuple[dict[str, Any], ProbePolicy]]] = {
     "HumanoidWBCSeesaw-v0": {
         "nominal": ({}, _zero),
         "center": ({}, lambda env: _lateral_offset(env, env.com_nominal[1] - env.com_target[1])),
-        "yield_0.5": ({}, lambda env: _lateral_offset(env, 0.5 * _capture_point_error(env))),
+        "yield_0.5": ({}, lambda env: _lateral_offset(env, 0.5 * _lateral_capture_point_error(env))),
         "share_on_tilt_+3": ({}, _share_on_tilt(3.0)),
         "share_on_tilt_-3": ({}, _share_on_tilt(-3.0)),
         "gain_1.2": ({"board_balance_gain": 1.2}, _zero),

@@ -15,6 +15,7 @@ from wbc_layer.layout import QPLayout
 from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
+from wbc_layer.seesaw_law import BoardTiltLaw
 from wbc_layer.tasks import (
     BodyRestTask,
     ComTask,
@@ -27,6 +28,7 @@ from wbc_layer.tasks import (
 )
 
 __all__ = [
+    "BoardTiltLaw",
     "BodyRestTask",
     "ComTask",
     "ContactForceTask",

@@ -18,6 +18,7 @@ keeps. A horizontal impulse ``p`` [N s] in the unit direction ``u`` changes the 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: Gravity [m/s^2], as the envs use it.
 GRAVITY = 9.81
@@ -48,7 +49,7 @@ def _finite_scalar(value, what: str, low: float | None = None) -> float:
     return number
 
 
-def convex_hull(points) -> np.ndarray:
+def convex_hull(points: ArrayLike) -> np.ndarray:
     """(k, 2) vertices of the convex hull of ``points`` (n, 2) [m], counter-clockwise, no
     collinear vertices (Andrew's monotone chain). ``ValueError`` if the hull is degenerate
     (fewer than 3 vertices or an area below :data:`MIN_AREA_M2`)."""
@@ -77,14 +78,17 @@ def convex_hull(points) -> np.ndarray:
     return hull
 
 
-def support_polygon(foot_positions, foot_rotations, half_length: float, half_width: float, margin=0.0) -> np.ndarray:
+def support_polygon(
+    foot_positions: ArrayLike, foot_rotations: ArrayLike, half_length: float, half_width: float, margin: ArrayLike = 0.0
+) -> np.ndarray:
     """(k, 2) counter-clockwise vertices [m] of the support polygon: the convex hull of the feet's
     sole rectangles, each shrunk by ``margin``.
 
     Args:
         foot_positions: (n, 3) world positions of the sole centres [m].
         foot_rotations: (n, 3, 3) world rotations of the soles (x forward along the sole, z up).
-        half_length, half_width: the sole rectangle's half sizes along its x and y [m].
+        half_length: the sole rectangle's half size along its x [m].
+        half_width: the sole rectangle's half size along its y [m].
         margin: the controller's CoP margin [m]: a scalar, or (2,) for (length, width); the
             rectangle kept is ``(half_length - margin_x) x (half_width - margin_y)``.
     """
@@ -102,7 +106,7 @@ def support_polygon(foot_positions, foot_rotations, half_length: float, half_wid
     return convex_hull(corners[:, :, :2].reshape(-1, 2))
 
 
-def exit_distance(origin, direction, polygon) -> float:
+def exit_distance(origin: ArrayLike, direction: ArrayLike, polygon: ArrayLike) -> float:
     """Distance [m] from ``origin`` (2,) along the unit ``direction`` (2,) to the edge of the
     convex hull of ``polygon`` (k, 2); 0 when ``origin`` is on the edge or outside.
 
@@ -131,7 +135,7 @@ def _unit_direction(direction) -> np.ndarray:
     return u
 
 
-def capture_point(com, com_velocity, ground_height: float = 0.0, gravity: float = GRAVITY) -> np.ndarray:
+def capture_point(com: ArrayLike, com_velocity: ArrayLike, ground_height: float = 0.0, gravity: float = GRAVITY) -> np.ndarray:
     """(2,) instantaneous capture point ``c_xy + v_xy / omega`` [m], ``omega = sqrt(g / (c_z - ground_height))``.
 
     ``com`` (3,) [m], ``com_velocity`` (3,) [m/s], world axes; ``gravity`` [m/s^2]."""
@@ -140,7 +144,7 @@ def capture_point(com, com_velocity, ground_height: float = 0.0, gravity: float 
     return c[:2] + v[:2] / pendulum_frequency(c, ground_height, gravity)
 
 
-def pendulum_frequency(com, ground_height: float = 0.0, gravity: float = GRAVITY) -> float:
+def pendulum_frequency(com: ArrayLike, ground_height: float = 0.0, gravity: float = GRAVITY) -> float:
     """``omega = sqrt(g / z_c)`` [1/s] of the linear inverted pendulum, ``z_c = com[2] - ground_height`` [m]."""
     c = _finite_array(com, (3,), "com")
     ground = _finite_scalar(ground_height, "ground_height")
@@ -151,7 +155,7 @@ def pendulum_frequency(com, ground_height: float = 0.0, gravity: float = GRAVITY
 
 
 def capture_bound(
-    com, com_velocity, mass: float, polygon, direction, ground_height: float = 0.0, gravity: float = GRAVITY
+    com: ArrayLike, com_velocity: ArrayLike, mass: float, polygon: ArrayLike, direction: ArrayLike, ground_height: float = 0.0, gravity: float = GRAVITY
 ) -> float:
     """The ankle-strategy bound [N s] on a horizontal impulse along ``direction``.
 

@@ -21,7 +21,7 @@ from humanoid_env.robot_config import (
     default_controller_config,
     foot_contacts,
 )
-from wbc_layer import ControllerConfig, SeesawBody, WholeBodyController
+from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody, WholeBodyController
 
 SEESAW_MODELS = ("coupled", "rigid")
 #: The board-tilt target stays within this share of ``max_board_tilt_rad`` (a margin below termination).
@@ -238,6 +238,12 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
                 direction_deg=None,
             )
         self._reset_board_state()
+        #: The coupled controller's board-tilt law (:meth:`board_balance_target`), on the
+        #: controller's model of the board.
+        self.board_law = BoardTiltLaw(
+            gain=float(cfg["board_balance_gain"]), com_height_m=float(self.com_nominal[2]), limit_rad=self.board_target_limit
+        )
+        self._law_board = self.make_seesaw_body()
 
     # -- configuration --------------------------------------------------------------------
     @classmethod
@@ -334,17 +340,11 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         self.board_offset += low_pass_gain(dt, self.config["com_offset_filter_s"]) * (goal - self.board_offset)
 
     def board_balance_target(self) -> float:
-        """The coupled controller's board-tilt target [rad] (a capture-point law on the contact line).
-
-        The ground supports robot and board at the contact line ``y_P = -R theta`` only (world
-        y of the centre of curvature at tilt 0 is 0); about it the CoM moves as
-        ``y_dd = omega^2 (y - y_P)``, ``omega = sqrt(g / h)``, ``h`` the nominal CoM height above
-        the ground. The law places the line at
-        ``y_P* = y_ref - y_ref_dd / omega^2 + k (xi - xi_ref)``, ``xi = y + y_d / omega`` the
-        capture point (``xi_ref`` the reference's), ``k = board_balance_gain`` = 1.5 (> 1: the
-        capture point converges), and asks for ``theta* = -y_P* / R`` (clipped to 0.9
-        ``max_board_tilt_rad``); ``y_ref`` is the WBC's CoM reference (task target plus the
-        policy's offset), ``y_ref_d`` and ``y_ref_dd`` the task target's only. ``k = 0``: board level.
+        """The coupled controller's board-tilt target [rad]: :class:`wbc_layer.BoardTiltLaw` (a
+        capture-point law on the board's contact line, ``board_balance_gain`` = 1.5, clipped to 0.9
+        ``max_board_tilt_rad``) at the robot's CoM (MuJoCo's) and the WBC's CoM reference ``y_ref``
+        (task target plus the policy's offset), with ``y_ref_d`` and ``y_ref_dd`` the task target's
+        only.
 
         Why the offset enters as a position only: it moves in steps at every env step (rate
         limited, low-passed by ``com_offset_filter_s``), so its derivatives jump; fed forward they
@@ -352,21 +352,11 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         seeds 1000-1003, default pushes): 4 falls (the earliest after 2.8 s) with the offset's
         derivatives fed forward and no filter, 2 without them and with the 0.1 s filter; the
         nominal controller (zero action) falls in 1.
-
-        Why: with the board light, a CoM task alone, solved one tick at a time, holds the CoM by
-        spinning the board (a reaction wheel), which rolls the line away from the CoM, and falls
-        (measured: after about 2 s of standing). Moving the line under the CoM is what balances.
         """
-        k = float(self.config["board_balance_gain"])
-        if k == 0.0:
-            return 0.0
-        omega = np.sqrt(9.81 / self.com_nominal[2])
-        y_ref, y_ref_dot = self.wbc_com_reference[1], self._reference_velocity
-        xi = self.com()[1] + self.com_velocity()[1] / omega
-        xi_ref = y_ref + y_ref_dot / omega
-        line = y_ref - self._reference_acceleration / omega**2 + k * (xi - xi_ref)
-        limit = self.board_target_limit
-        return float(np.clip(-(line - self.seesaw.origin[1]) / self.seesaw.radius, -limit, limit))
+        return self.board_law.target(
+            self._law_board, float(self.com()[1]), float(self.com_velocity()[1]), float(self.wbc_com_reference[1]),
+            self._reference_velocity, self._reference_acceleration,
+        )
 
     def board_state(self) -> tuple[np.ndarray, np.ndarray]:
         """``(s, s_dot)`` of the board for the controller: ``([theta], [theta_dot])``."""
