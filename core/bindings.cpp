@@ -47,6 +47,7 @@ NB_MODULE(_core, m) {
       .def("add_body_rest_task", &add<wbc::BodyRestTask>)
       .def("add_contact_force_task", &add<wbc::ContactForceTask>)
       .def("add_regularisation_task", &add<wbc::RegularisationTask>)
+      .def("add_angular_momentum_task", &add<wbc::AngularMomentumTask>)
       .def("set_task",
            [](Controller& c, int i, bool active, double weight) {
              c.task(i).active = active;
@@ -97,6 +98,10 @@ NB_MODULE(_core, m) {
              t.contact = contact;
              t.rows = rows;
              t.target = target;
+           })
+      .def("set_angular_momentum",
+           [](Controller& c, int i, double damping) {
+             task_as<wbc::AngularMomentumTask>(c, i, "angular momentum task").damping = damping;
            })
       .def("set_regularisation",
            [](Controller& c, int i, double qdd_weight, double force_weight) {

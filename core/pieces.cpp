@@ -102,6 +102,25 @@ void ContactForceTask::add_cost(Context& context, Cost& cost) const {
   cost.add_rows(context.layout.force_start.at(contact), rows, target, weight);
 }
 
+void AngularMomentumTask::add_cost(Context& context, Cost& cost) const {
+  RobotTerms& robot = context.robot;
+  const Layout& layout = context.layout;
+  const Vector3d r = robot.base_position - robot.com;
+  Matrix3d skew;
+  skew << 0.0, -r.z(), r.y(), r.z(), 0.0, -r.x(), -r.y(), r.x(), 0.0;
+  Eigen::Matrix<double, 3, 6> to_com;
+  to_com << skew * robot.base_rotation, robot.base_rotation;
+  Eigen::Matrix3Xd rows = Eigen::Matrix3Xd::Zero(3, layout.nf);
+  for (size_t i = 0; i < context.contacts.size(); ++i) {
+    const Contact& c = context.contacts[i];
+    if (!c.active) continue;
+    const Matrix6Xd& J = c.jacobian_full(robot);
+    rows.middleCols(layout.force_start[i] - layout.forces(), c.dim) =
+        to_com * J.topRows(c.dim).leftCols(6).transpose();
+  }
+  cost.add_rows(layout.forces(), rows, (-damping * robot.angular_momentum).eval(), weight);
+}
+
 void RegularisationTask::add_cost(Context& context, Cost& cost) const {
   const Layout& layout = context.layout;
   const int n_acc = layout.nv + layout.nb;

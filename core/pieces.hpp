@@ -162,6 +162,14 @@ class ContactForceTask : public Task {
   void add_cost(Context& context, Cost& cost) const override;
 };
 
+/// dL/dt = -damping L through the contact wrenches (wbc_layer.tasks.AngularMomentumTask):
+/// rows [skew(p_b - c) R_b, R_b] J_b,i^T on each active contact's force.
+class AngularMomentumTask : public Task {
+ public:
+  double damping = 10.0;  // [1/s]
+  void add_cost(Context& context, Cost& cost) const override;
+};
+
 class RegularisationTask : public Task {
  public:
   double qdd_weight = 1e-4, force_weight = 1e-6;

@@ -58,6 +58,9 @@ void RobotTerms::update(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<co
   // are the drifts; the CoM's follows from them without a second kinematics pass.
   pinocchio::centerOfMass(model, data, pinocchio::ACCELERATION, false);
   com_drift = data.acom[0];
+  angular_momentum = data.hg.angular();  // computeAllTerms runs ccrba
+  base_position = data.oMi[1].translation();
+  base_rotation = data.oMi[1].rotation();
   pinocchio::updateFramePlacements(model, data);
   ++tick_;
 }

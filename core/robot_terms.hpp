@@ -37,6 +37,10 @@ class RobotTerms {
   VectorXd h;
   Vector3d com, com_velocity, com_drift;
   Eigen::Matrix3Xd com_jacobian;
+  /// Centroidal angular momentum (about the CoM, world axes) [kg m^2/s]; the floating base's
+  /// world position and rotation.
+  Vector3d angular_momentum, base_position;
+  Matrix3d base_rotation;
 
   /// (6, nv) frame Jacobian, rows [linear; angular]; local: frame axes, else world axes.
   const Matrix6Xd& frame_jacobian(int frame, bool local);

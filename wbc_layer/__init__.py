@@ -17,6 +17,7 @@ from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.seesaw_law import BoardTiltLaw
 from wbc_layer.tasks import (
+    AngularMomentumTask,
     BodyRestTask,
     ComTask,
     ContactForceTask,
@@ -28,6 +29,7 @@ from wbc_layer.tasks import (
 )
 
 __all__ = [
+    "AngularMomentumTask",
     "BoardTiltLaw",
     "BodyRestTask",
     "ComTask",

@@ -29,6 +29,7 @@ from wbc_layer.errors import ConfigError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
 from wbc_layer.qp_builder import solve_relaxed
 from wbc_layer.tasks import (
+    AngularMomentumTask,
     BodyRestTask,
     ComTask,
     ContactForceTask,
@@ -116,6 +117,7 @@ class CompiledTick:
             OrientationTask: self.core.add_orientation_task, FramePositionTask: self.core.add_frame_position_task,
             BodyRestTask: self.core.add_body_rest_task, ContactForceTask: self.core.add_contact_force_task,
             RegularisationTask: self.core.add_regularisation_task,
+            AngularMomentumTask: self.core.add_angular_momentum_task,
         }
         if type(task) not in adders:
             raise ConfigError(
@@ -167,6 +169,8 @@ class CompiledTick:
             core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
         elif isinstance(task, RegularisationTask):
             core.set_regularisation(i, float(task.qdd_weight), float(task.force_weight))
+        elif isinstance(task, AngularMomentumTask):
+            core.set_angular_momentum(i, float(task.damping))
 
     def _write_contact(self, contact: Contact, names: tuple[str, ...] | None = None) -> None:
         G, h = contact.force_constraints(self.n_facets)

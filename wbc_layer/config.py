@@ -51,6 +51,9 @@ class ControllerConfig:
         torso_frame: frame whose orientation the torso task holds upright.
         com_*, posture_*, torso_*: PD gains and weights of the CoM, posture and torso tasks.
         force_weight: weight of each contact-force tracking task when it is on.
+        angular_momentum_weight, angular_momentum_damping: the :class:`~wbc_layer.tasks.AngularMomentumTask`
+            ``"angular_momentum"`` (``dL/dt = -damping L`` through the contact wrenches): its
+            weight [1 / (N m)^2] (0, the default: off) and damping [1/s].
         body_rest_*: PD gains and weight of the task holding each environment body at rest
             (a seesaw level), ``"rest_<body>"``.
         qdd_regularisation, force_regularisation: weights of ``|qdd|^2`` and ``|f|^2``. The
@@ -84,6 +87,8 @@ class ControllerConfig:
     torso_kd: float = 20.0
     torso_weight: float = 10.0
     force_weight: float = 1e-2
+    angular_momentum_weight: float = 0.0
+    angular_momentum_damping: float = 10.0
     body_rest_kp: float = 10.0
     body_rest_kd: float = 5.0
     body_rest_weight: float = 10.0

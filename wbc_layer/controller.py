@@ -19,6 +19,7 @@ from wbc_layer.qp_builder import QPBuilder, solve_relaxed
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
+    AngularMomentumTask,
     BodyRestTask,
     ComTask,
     ContactForceTask,
@@ -56,8 +57,9 @@ class WholeBodyController:
     build the same QP from the same task and contact objects; change those through their setters.
 
     Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
-    ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"``
-    per contact (on only for controlled contacts, or after :meth:`set_force_target`).
+    ``"angular_momentum"`` (off unless ``config.angular_momentum_weight`` > 0),
+    ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"`` per
+    contact (on only for controlled contacts, or after :meth:`set_force_target`).
     Environment bodies (:mod:`wbc_layer.environment_body`) the feet stand on add their
     accelerations to the QP. Usage per tick::
 
@@ -105,6 +107,10 @@ class WholeBodyController:
                 force_weight=config.force_regularisation,
             ),
         }
+        self.tasks["angular_momentum"] = AngularMomentumTask(
+            "angular_momentum", config.angular_momentum_weight, active=config.angular_momentum_weight > 0,
+            damping=config.angular_momentum_damping, contacts=tuple(self.contacts.values()),
+        )
         for body in self.bodies.values():
             self.tasks[f"rest_{body.name}"] = BodyRestTask(
                 f"rest_{body.name}", config.body_rest_weight, body=body, kp=config.body_rest_kp, kd=config.body_rest_kd

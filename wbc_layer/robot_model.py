@@ -51,6 +51,8 @@ class RobotModel:
     - ``g`` (nv,) generalized gravity [N, N m]
     - ``com`` (3,), ``com_velocity`` (3,), ``com_jacobian`` (3, nv), ``com_drift`` (3,)
       (``Jcom_dot v``, the CoM acceleration at ``qdd = 0``) [m, m/s, -, m/s^2]
+    - ``angular_momentum`` (3,) the centroidal angular momentum (about the CoM, world axes)
+      [kg m^2/s]; ``base_position`` (3,) [m] and ``base_rotation`` (3, 3) of the floating base
     - frame placements, Jacobians and drifts through the ``frame_*`` methods.
 
     :meth:`defer_update` (what the compiled controller tick calls: it computes these terms in
@@ -134,6 +136,9 @@ class RobotModel:
         # Kinematics with qdd = 0 (centerOfMass runs it): frame accelerations are the drifts.
         pin.centerOfMass(model, data, q, v, self._zero_v)
         self._com_drift = data.acom[0].copy()
+        self._angular_momentum = data.hg.angular.copy()  # computeAllTerms' centroidal momentum
+        self._base_rotation = data.oMi[1].rotation.copy()
+        self._base_position = data.oMi[1].translation.copy()
         pin.updateFramePlacements(model, data)
         self._gravity = None
         self._frame_cache.clear()
@@ -163,6 +168,9 @@ class RobotModel:
     com_velocity = _Term()
     com_jacobian = _Term()
     com_drift = _Term()
+    angular_momentum = _Term()
+    base_rotation = _Term()
+    base_position = _Term()
 
     @property
     def g(self) -> np.ndarray:

@@ -296,3 +296,43 @@ class RegularisationTask(Task):
             ])
             self._cache, self._cache_key = (slice(0, layout.nx), scale, np.zeros(layout.nx)), key
         return self._cache
+
+
+def skew(vector: np.ndarray) -> np.ndarray:
+    """(3, 3) cross-product matrix of a (3,) vector: ``skew(a) @ b == a x b``."""
+    x, y, z = vector
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+@dataclass
+class AngularMomentumTask(Task):
+    """Damps the robot's centroidal angular momentum ``L`` through the contact wrenches.
+
+    The rate of change of ``L`` (about the CoM ``c``, world axes) is the contact wrenches' moment
+    about ``c``; the task asks for ``dL/dt = -damping L``. The floating-base rows of the QP make
+    the contact wrenches, expressed at the base, ``J_b^T f`` (``J_b`` the contact Jacobians'
+    base columns), so the three cost rows act on the forces alone:
+
+        [ skew(p_b - c) R_b,  R_b ] J_b^T f  =  -damping L
+
+    (``p_b``, ``R_b``: the base's position and rotation). As in the momentum-based balance of
+    *Modeling and Control of Humanoid Robots in Dynamic Environments: iCub Balancing on a
+    Seesaw*: without it nothing stops the whole body from spinning up while the CoM task holds
+    the CoM. ``damping`` [1/s]; ``contacts``: the controller's contacts (the active ones count).
+    """
+
+    damping: float = 10.0
+    contacts: tuple = ()
+
+    def wrench_moment_rows(self, robot: RobotModel, layout: QPLayout) -> np.ndarray:
+        """(3, nx): the contact wrenches' moment about the CoM [N m] as rows on ``x``."""
+        R = robot.base_rotation
+        to_com = np.hstack([skew(robot.base_position - robot.com) @ R, R])
+        A = np.zeros((3, layout.nx))
+        for contact in self.contacts:
+            if contact.active:
+                A[:, layout.force(contact.name)] = to_com @ contact.jacobian(robot)[:, :6].T
+        return A
+
+    def residual(self, robot, layout):
+        return self.wrench_moment_rows(robot, layout), -self.damping * robot.angular_momentum
