@@ -143,7 +143,12 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
     ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "proxsuite" (or
     "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
-    "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False (see info). Unknown keywords raise ``ValueError``
+    "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False
+    (see info), ``randomise`` = None (plant mismatch: the simulated robot's link masses and CoMs,
+    joint damping and armature, contact friction and actuator strength drawn at each reset while
+    the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, see
+    :mod:`humanoid_env.envs.randomisation`; the draws are in reset's ``info["randomisation"]``, and the
+    same seed draws the same). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
     """

@@ -20,6 +20,7 @@ import numpy as np
 
 from humanoid_env.envs.kwargs import check_choice, check_range, check_scalar, check_vector, resolve_kwargs
 from humanoid_env.envs.pushes import PushSchedule
+from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
 from humanoid_env.envs.rendering import SceneRenderer
 from humanoid_env.envs.sensing import ContactSensor
 from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
@@ -79,6 +80,8 @@ BASE_DEFAULTS: dict[str, Any] = {
     "timing_in_info": False,
     "qp_solver": "proxsuite",
     "wbc_backend": "compiled",
+    # plant mismatch (humanoid_env.envs.randomisation): None, "moderate", "hard" or a dict of ranges
+    "randomise": None,
 }
 
 
@@ -133,6 +136,11 @@ class HumanoidWBCBaseEnv(gym.Env):
         if self.push_body < 0:
             raise ValueError(f"push_body {cfg['push_body']!r} is not a body of the scene")
         self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, f"{s}_sole") for s in ("left", "right")]
+        ranges = plant_randomisation(cfg["randomise"])
+        #: draws the simulated robot's physics per episode (None: the nominal model, untouched).
+        self.plant = PlantRandomiser(self.model, self.root_body, self.bridge.actuator_ids, ranges) if ranges else None
+        #: what the plant randomiser drew this episode (``info["randomisation"]``), or None.
+        self.randomisation: dict[str, Any] | None = None
 
         # Nominal standing posture and CoM (the home keyframe, without noise).
         mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
@@ -188,6 +196,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         check_choice("action_mode", cfg["action_mode"], ACTION_MODES)
         check_choice("qp_solver", cfg["qp_solver"], QP_SOLVERS)
         check_choice("wbc_backend", cfg["wbc_backend"], BACKENDS)
+        plant_randomisation(cfg["randomise"])
         if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
         if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
@@ -244,6 +253,8 @@ class HumanoidWBCBaseEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         m, d = self.model, self.data
+        if self.plant is not None:
+            self.randomisation = self.plant.draw(self.np_random, d)
         mujoco.mj_resetDataKeyframe(m, d, self.home_key)
         noise = self.np_random.uniform(-1.0, 1.0, self.na) * self.config["init_noise_rad"]
         d.qpos[self.bridge.joint_qpos] = np.clip(self.q_home + noise, self.joint_low, self.joint_high)
@@ -536,6 +547,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         }
         if self.config["timing_in_info"] and solve_us is not None:
             info["wbc_solve_time_us"] = float(solve_us)
+        if self.randomisation is not None and time == 0.0:  # reset's info: the episode's draws
+            info["randomisation"] = {k: v.copy() if isinstance(v, (np.ndarray, dict)) else v for k, v in self.randomisation.items()}
         info.update(self._task_info())
         return info
 
