@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 import qpsolvers
 
-from benchmarks import controller_step, env_throughput, push_envelope, qp_backends, scaling
+from benchmarks import controller_step, env_throughput, push_envelope, qp_backends, randomisation, scaling
 from wbc_layer import ProxsuiteSolver, WholeBodyController
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.qp import DaqpSolver
@@ -323,3 +323,16 @@ def test_push_envelope_config_overrides_reach_the_controller():
         base = push_envelope.env_for(stance, settings)
         base.reset(seed=0)
         assert base.controller.config.com_kp == 31.0, stance.env_id
+
+
+def test_randomisation_reports_each_preset_against_the_exact_model(tmp_path):
+    """One full 20 s episode per preset on the balance env: the JSON holds both presets, integer
+    counts, and the moderate preset's CoM RMSE relative to the exact model's (a finite ratio > 0)."""
+    out = tmp_path / "randomisation.json"
+    randomisation.main(["--episodes", "1", "--envs", "balance", "--presets", "none", "moderate", "--json", str(out)])
+    results = json.loads(out.read_text())["results"]["balance"]
+    assert set(results) == {"none", "moderate"}
+    for row in results.values():
+        assert all(isinstance(row[k], int) and row[k] >= 0 for k in ("falls", "fallback_steps", "relaxed_steps"))
+        assert row["com_rmse_m"] > 0.0
+    assert np.isfinite(results["moderate"]["over_exact"]["com_rmse_m"]) and results["moderate"]["over_exact"]["com_rmse_m"] > 0

@@ -1,0 +1,78 @@
+"""What plant mismatch costs the nominal controller: each env, standing without pushes, with the
+simulated robot drawn per episode (``randomise`` = None, "moderate", "hard") while the
+controller keeps the nominal model.
+
+Per env and preset, ``--episodes`` episodes of the nominal controller (wbc mode, zero action;
+the env's own task: the moving CoM target, the wall's force profile, the seesaw's board law),
+pushes off, seeds ``seed .. seed + episodes - 1`` (the same seeds for every preset, so the task
+is the same and only the plant differs): falls, physics steps in fallback and relaxed, CoM RMSE,
+the wall's hand-force RMSE and the seesaw's board-angle RMS (episode means), and each preset's
+ratio to the exact model's. Not a test: it prints a table and writes JSON.
+
+    python -m benchmarks.randomisation --episodes 10 --presets none moderate hard
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import numpy as np
+
+from benchmarks.common import RESULTS, machine, write_json
+from training.evaluate import evaluate
+
+ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
+#: The metrics reported, per env (episode means; fallbacks and relaxed: sums over the episodes).
+METRICS = {
+    "balance": ("com_rmse_m",),
+    "wall": ("com_rmse_m", "hand_force_rmse_n"),
+    "seesaw": ("com_rmse_m", "board_angle_rms_rad"),
+}
+
+
+def measure(env: str, preset: str | None, episodes: int, seed: int) -> dict[str, Any]:
+    """The nominal controller's summary on ``env`` with ``randomise=preset``."""
+    record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs={"randomise": preset, "push_magnitude_n": (0.0, 0.0)})
+    runs = record["episodes"]
+    result = {
+        "falls": int(sum(run["fell"] for run in runs)),
+        "fallback_steps": int(sum(run["wbc_fallbacks"] for run in runs)),
+        "relaxed_steps": int(sum(run["wbc_relaxed"] for run in runs)),
+    }
+    for metric in METRICS[env]:
+        values = [run[metric] for run in runs if not math.isnan(run[metric])]
+        result[metric] = float(np.mean(values)) if values else float("nan")
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--presets", nargs="+", default=["none", "moderate", "hard"], choices=["none", "moderate", "hard"])
+    parser.add_argument("--envs", nargs="+", default=list(ENVS), choices=list(ENVS))
+    parser.add_argument("--json", default=str(RESULTS / "randomisation.json"))
+    args = parser.parse_args(argv)
+    start = machine()
+    results: dict[str, dict[str, Any]] = {}
+    for env in args.envs:
+        results[env] = {}
+        for name in args.presets:
+            results[env][name] = measure(env, None if name == "none" else name, args.episodes, args.seed)
+            exact = results[env].get("none")
+            if exact is not None and name != "none":
+                results[env][name]["over_exact"] = {m: results[env][name][m] / exact[m] for m in METRICS[env]}
+        print(f"\n{ENVS[env]} (nominal controller, pushes off, {args.episodes} episodes from seed {args.seed})")
+        print(f"{'preset':>9}  falls  fallback  relaxed  " + "  ".join(f"{m:>20}" for m in METRICS[env]))
+        for name, row in results[env].items():
+            cells = "  ".join(f"{row[m]:>20.4g}" for m in METRICS[env])
+            print(f"{name:>9}  {row['falls']:>5}  {row['fallback_steps']:>8}  {row['relaxed_steps']:>7}  {cells}")
+    settings = {"episodes": args.episodes, "seed": args.seed, "presets": args.presets, "envs": args.envs, "pushes": "off"}
+    write_json(args.json, settings, results, start)
+    return results
+
+
+if __name__ == "__main__":
+    main()
