@@ -1,8 +1,9 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: :data:`TIMESTEPS` env steps with 2 envs, sized to finish (training + evaluation) in about
-10.5 minutes on 2 CPU cores: PPO with 2 envs trains at about 230 steps/s on the 2-core development
-machine (the compiled controller tick; 148 steps/s with the Python one). The evaluation pairs 10
+Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take 10-13 minutes on 2
+CPU cores (measured 761 s on a fresh clone, plus about 2.5 min of setup: 15 min 13 s in all),
+PPO with 2 envs training at 210-230 steps/s on the 2-core development machine (the compiled
+controller tick; 148 steps/s with the Python one). The evaluation pairs 10
 episodes of the trained policy with 10 of the nominal controller on the same seeds and judges them
 with the shipped balance policy's claim. This is a small run; a policy that clearly beats the nominal WBC needs
 millions of steps (``python -m training.train --env HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
@@ -34,8 +35,9 @@ ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
 #: 64 PPO rollouts of 2 envs x 1024 steps: about 9.5 minutes of training at the ~230 steps/s measured
 #: with 2 envs and the compiled controller (131,072 steps took 509-564 s on the 2-core machine).
-#: At the edge of the claim below: of two such runs one passed (0 falls in 10 episodes vs the
-#: nominal controller's 3) and one failed (4 vs 3); 98,304 steps failed too (4 vs 3).
+#: At the edge of the claim below: of three such runs one passed (0 falls in 10 episodes vs the
+#: nominal controller's 3) and two failed (4 falls vs 3; then 0 extra falls but a CoM error 10.1 mm
+#: worse, the claim's margin 10 mm); 98,304 steps failed too (4 vs 3).
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
