@@ -182,13 +182,7 @@ class HoldTarget(Scenario):
         env.com_goal = env.com_nominal + self.offset
 
     def update_task(self, env, time: float, dt: float) -> None:
-        step = env.com_goal - env.com_target
-        max_step = env.config["target_speed_mps"] * dt
-        norm = float(np.linalg.norm(step))
-        if norm > max_step:
-            step *= max_step / norm
-        env.com_target = env.com_target + step
-        env.com_target_velocity = step / dt
+        env.glide_target(dt)  # the balance env's glide, without drawing new goals
 
 
 def stances(env_names: list[str], groups: list[str], directions: int, push_time_s: float) -> list[Stance]:

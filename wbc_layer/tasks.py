@@ -298,12 +298,6 @@ class RegularisationTask(Task):
         return self._cache
 
 
-def skew(vector: np.ndarray) -> np.ndarray:
-    """(3, 3) cross-product matrix of a (3,) vector: ``skew(a) @ b == a x b``."""
-    x, y, z = vector
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-
-
 @dataclass
 class AngularMomentumTask(Task):
     """Damps the robot's centroidal angular momentum ``L`` through the contact wrenches.
@@ -327,7 +321,7 @@ class AngularMomentumTask(Task):
     def wrench_moment_rows(self, robot: RobotModel, layout: QPLayout) -> np.ndarray:
         """(3, nx): the contact wrenches' moment about the CoM [N m] as rows on ``x``."""
         R = robot.base_rotation
-        to_com = np.hstack([skew(robot.base_position - robot.com) @ R, R])
+        to_com = np.hstack([pin.skew(robot.base_position - robot.com) @ R, R])
         A = np.zeros((3, layout.nx))
         for contact in self.contacts:
             if contact.active:

@@ -176,6 +176,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
             span = np.asarray(self.config["com_target_range_m"], dtype=float)
             self.com_goal = self.com_nominal + self.np_random.uniform(-1.0, 1.0, 3) * span
             self.next_target_time = time + self.np_random.uniform(*self.config["target_interval_s"])
+        self.glide_target(dt)
+
+    def glide_target(self, dt: float) -> None:
+        """Move the CoM target towards ``com_goal`` at ``target_speed_mps`` for ``dt`` [s]."""
         step = self.com_goal - self.com_target
         max_step = self.config["target_speed_mps"] * dt
         norm = float(np.linalg.norm(step))
