@@ -30,7 +30,7 @@ Writes JSON: ``results = {"standing": {backend: {solver: {part: stats}}}, "envs"
 {actions: {backend: {solver: {part: stats}}}}}, "python_over_compiled": {row: ratio}}``.
 
     python -m benchmarks.controller_step [--steps 5000] [--backends compiled python]
-        [--solvers proxsuite daqp] [--actions zero policy] [--envs ...] [--json PATH]
+        [--solvers eiquadprog proxsuite daqp] [--actions zero policy] [--envs ...] [--json PATH]
 """
 
 from __future__ import annotations
@@ -264,7 +264,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
     )
-    parser.add_argument("--solvers", nargs="+", default=["proxsuite", "daqp"], help="hot-path QP solvers to compare")
+    parser.add_argument(
+        "--solvers", nargs="+", default=["eiquadprog", "proxsuite", "daqp"], help="hot-path QP solvers to compare"
+    )
     parser.add_argument(
         "--actions", nargs="+", choices=ACTIONS, default=list(ACTIONS),
         help="per env: zero actions and/or the shipped policy's (moving references)",
@@ -313,6 +315,10 @@ def main(argv: list[str] | None = None) -> dict:
             for solver in args.solvers[1:]:
                 r = standing[backend][solver]["wbc_step"]["median_us"] / standing[backend][base]["wbc_step"]["median_us"]
                 print(f"standing wbc_step median, {backend} backend, {solver} / {base}: {r:.2f}")
+                for env_id, by_actions in envs.items():
+                    for key, by_backend in by_actions.items():
+                        r = by_backend[backend][solver]["compute"]["median_us"] / by_backend[backend][base]["compute"]["median_us"]
+                        print(f"{env_id}, {key} actions, compute median, {backend} backend, {solver} / {base}: {r:.2f}")
     settings = {
         "steps": args.steps,
         "backends": backends,

@@ -7,7 +7,9 @@ rollout with zero actions and pushes every 0.5-1 s, then solves those same probl
 - ``proxsuite warm (ours)``: :class:`wbc_layer.ProxsuiteSolver`, sequentially, warm-started
   from the previous solution (the controller's hot path);
 - ``proxsuite cold (ours)``: the same, reset before every problem (the warm start's worth);
-- ``daqp (ours)``: :class:`wbc_layer.qp.DaqpSolver` (the bit-reproducible hot-path option);
+- ``eiquadprog (ours)``: :class:`wbc_layer.qp.EiquadprogSolver` (the default hot path: the
+  compiled core's exact dual active-set solver, here called from Python);
+- ``daqp (ours)``: :class:`wbc_layer.qp.DaqpSolver` (another exact hot-path option);
 - qpsolvers backends, cold, with the options in :data:`BACKEND_OPTIONS`.
 
 The solvers take turns problem by problem, so a change of machine load hits them alike.
@@ -44,7 +46,7 @@ import qpsolvers
 
 from benchmarks.common import RESULTS, machine, record_problems, registered_env_ids, stats, write_json
 from wbc_layer import ProxsuiteSolver, QPProblem, QPSolveError
-from wbc_layer.qp import DaqpSolver
+from wbc_layer.qp import DaqpSolver, EiquadprogSolver
 
 #: Feasibility and optimality tolerance of "solved" (see the module docstring).
 TOL = 1e-6
@@ -105,6 +107,7 @@ def solvers(backends: list[str]) -> dict[str, Solve]:
     found = {
         "proxsuite warm (ours)": ours(ProxsuiteSolver()),
         "proxsuite cold (ours)": ours(ProxsuiteSolver(), cold=True),
+        "eiquadprog (ours)": ours(EiquadprogSolver()),
         "daqp (ours)": ours(DaqpSolver()),
     }
     for name in backends:

@@ -32,9 +32,27 @@ int add(Controller& c) {
 
 NB_MODULE(_core, m) {
   m.doc() = "Compiled whole-body controller tick (see wbc_layer.compiled).";
+  nb::class_<wbc::EiquadprogSolver>(m, "EiquadprogSolver")
+      .def(nb::init<int>(), "max_iter"_a)
+      .def(
+          "solve",
+          [](wbc::EiquadprogSolver& solver, const MatrixXd& P, const VectorXd& q, const MatrixXd& A,
+             const VectorXd& b, const MatrixXd& G, const VectorXd& h) {
+            wbc::Problem problem;
+            problem.P = P;
+            problem.q = q;
+            problem.A = A;
+            problem.b = b;
+            std::string status = solver.solve(problem, G, h);
+            return nb::make_tuple(status, solver.x(), solver.iterations());
+          },
+          "P"_a, "q"_a, "A"_a, "b"_a, "G"_a, "h"_a,
+          "min 1/2 x^T P x + q^T x s.t. A x = b, G x <= h -> (status, x, iterations); the core's own solver.");
   nb::class_<Controller>(m, "Controller")
-      .def(nb::init<const std::string&, const VectorXd&, const VectorXd&, const VectorXd&, double, int>(),
-           "serialized_model"_a, "damping"_a, "torque_min"_a, "torque_max"_a, "eps_abs"_a, "max_iter"_a)
+      .def(nb::init<const std::string&, const VectorXd&, const VectorXd&, const VectorXd&, const std::string&, double,
+                    int>(),
+           "serialized_model"_a, "damping"_a, "torque_min"_a, "torque_max"_a, "qp_solver"_a, "eps_abs"_a,
+           "max_iter"_a)
       .def("add_seesaw", &Controller::add_seesaw, "mass"_a, "com"_a, "inertia_xx"_a, "radius"_a, "origin"_a,
            "damping"_a, "gravity"_a)
       .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a)

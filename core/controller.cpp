@@ -1,7 +1,6 @@
 #include "controller.hpp"
 
 #include <chrono>
-#include <proxsuite/proxqp/dense/dense.hpp>
 #include <stdexcept>
 
 namespace wbc {
@@ -12,69 +11,13 @@ double micros_since(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-// -- solver -----------------------------------------------------------------------------------
-
-struct ProxsuiteSolver::Impl {
-  std::unique_ptr<proxsuite::proxqp::dense::QP<double>> qp;
-};
-
-ProxsuiteSolver::ProxsuiteSolver(double eps_abs, int max_iter)
-    : impl_(new Impl), eps_abs_(eps_abs), max_iter_(max_iter) {}
-
-ProxsuiteSolver::~ProxsuiteSolver() = default;
-
-void ProxsuiteSolver::reset() {
-  impl_->qp.reset();
-  dims_ = {-1, -1, -1};
-}
-
-std::string ProxsuiteSolver::solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
-  namespace pq = proxsuite::proxqp;
-  const int n = static_cast<int>(problem.P.rows()), n_eq = static_cast<int>(problem.A.rows());
-  const int n_in = static_cast<int>(G.rows());
-  const std::array<int, 3> dims{n, n_eq, n_in};
-  if (dims != dims_) {
-    auto qp = std::make_unique<pq::dense::QP<double>>(n, n_eq, n_in);
-    qp->settings.eps_abs = eps_abs_;
-    qp->settings.eps_rel = 0.0;
-    qp->settings.max_iter = max_iter_;
-    qp->settings.verbose = false;
-    qp->settings.initial_guess = pq::InitialGuessStatus::WARM_START;
-    lower_.setConstant(n_in, -1e20);
-    qp->init(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
-    impl_->qp = std::move(qp);
-    dims_ = dims;
-    impl_->qp->solve();
-  } else {
-    impl_->qp->update(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
-    // Warm start from our own copy of the last solution (as the Python reference does).
-    impl_->qp->solve(x_, y_, z_);
-  }
-  const auto& results = impl_->qp->results;
-  x_ = results.x;
-  y_ = results.y;
-  z_ = results.z;
-  iterations_ = static_cast<int>(results.info.iter);
-  std::string status;
-  switch (results.info.status) {
-    case pq::QPSolverOutput::PROXQP_SOLVED: status = "solved"; break;
-    case pq::QPSolverOutput::PROXQP_MAX_ITER_REACHED: status = "max_iter_reached"; break;
-    case pq::QPSolverOutput::PROXQP_PRIMAL_INFEASIBLE: status = "primal_infeasible"; break;
-    case pq::QPSolverOutput::PROXQP_DUAL_INFEASIBLE: status = "dual_infeasible"; break;
-    case pq::QPSolverOutput::PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: status = "closest_primal_feasible"; break;
-    default: status = "not_run";
-  }
-  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
-  if (status != "solved") reset();  // a failed solve must not seed the next warm start
-  return status;
-}
-
 // -- controller ----------------------------------------------------------------------------
 
 Controller::Controller(const std::string& serialized_model, const VectorXd& damping, const VectorXd& torque_min,
-                       const VectorXd& torque_max, double eps_abs, int max_iter)
+                       const VectorXd& torque_max, const std::string& qp_solver, double eps_abs, int max_iter)
     : robot_(serialized_model, damping), na_(robot_.nv() - 6), torque_min_(torque_min), torque_max_(torque_max),
-      solver_(eps_abs, max_iter), limited_solver_(eps_abs, max_iter) {
+      solver_(make_solver(qp_solver, eps_abs, max_iter)),
+      limited_solver_(make_solver(qp_solver, eps_abs, max_iter)) {
   if (torque_min.size() != na_ || torque_max.size() != na_)
     throw std::invalid_argument("torque limits must have nv - 6 entries");
 }
@@ -281,16 +224,16 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
   // The torque-limit rows are most of the inequalities and rarely active: solve without
   // them first; if the torques respect the limits, that is the full problem's optimum too.
   used_torque_limits_ = false;
-  std::string status = solver_.solve(problem_, problem_.G_contact, problem_.h_contact);
-  const ProxsuiteSolver* used = &solver_;
+  std::string status = solver_->solve(problem_, problem_.G_contact, problem_.h_contact);
+  const QpSolver* used = solver_.get();
   if (status == "solved") {
-    tau_ = torques(solver_.x());
+    tau_ = torques(solver_->x());
     if (!within_torque_limits(tau_)) {
       used_torque_limits_ = true;
       fill_torque_rows();
-      status = limited_solver_.solve(problem_, problem_.G_all, problem_.h_all);
-      used = &limited_solver_;
-      if (status == "solved") tau_ = torques(limited_solver_.x());
+      status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
+      used = limited_solver_.get();
+      if (status == "solved") tau_ = torques(limited_solver_->x());
     }
   }
   timings_.solve = micros_since(t2);

@@ -1,5 +1,6 @@
 // One controller tick in one call: update the robot terms, assemble the QP from its pieces,
-// solve it (proxsuite dense, warm-started; torque-limit rows only when a limit is hit), and
+// solve it (proxsuite dense warm-started, or eiquadprog; torque-limit rows only when a limit is
+// hit), and
 // recover the torques. The Python reference is wbc_layer.controller.WholeBodyController.
 #pragma once
 
@@ -9,37 +10,9 @@
 #include <vector>
 
 #include "pieces.hpp"
+#include "solvers.hpp"
 
 namespace wbc {
-
-/// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h. G and h come
-/// twice: the active contacts' force rows alone (G_contact, constant while the contact set is),
-/// and those rows followed by the torque limits (G_all; its torque rows written only when used).
-struct Problem {
-  MatrixXd P, A, G_contact, G_all;
-  VectorXd q, b, h_contact, h_all;
-};
-
-/// Warm-started proxsuite dense QP; same settings and warm start as wbc_layer.qp.ProxsuiteSolver.
-class ProxsuiteSolver {
- public:
-  ProxsuiteSolver(double eps_abs, int max_iter);
-  ~ProxsuiteSolver();
-  /// Solve with the inequalities G x <= h; returns the status ("solved", "max_iter_reached", ...).
-  std::string solve(const Problem& problem, const MatrixXd& G, const VectorXd& h);
-  void reset();
-  const VectorXd& x() const { return x_; }
-  int iterations() const { return iterations_; }
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  double eps_abs_;
-  int max_iter_;
-  std::array<int, 3> dims_{-1, -1, -1};
-  VectorXd x_, y_, z_, lower_;
-  int iterations_ = 0;
-};
 
 /// Timings of the last tick [us].
 struct Timings {
@@ -49,7 +22,7 @@ struct Timings {
 class Controller {
  public:
   Controller(const std::string& serialized_model, const VectorXd& damping, const VectorXd& torque_min,
-             const VectorXd& torque_max, double eps_abs, int max_iter);
+             const VectorXd& torque_max, const std::string& qp_solver, double eps_abs, int max_iter);
 
   // -- structure (before finalize) ----------------------------------------------------------
   int add_contact(int kind, int frame, int body);
@@ -108,7 +81,7 @@ class Controller {
   Cost cost_;
   MatrixXd contact_jacobian_;  // (nf, nv), zero rows for inactive contacts
   int n_contact_rows_ = 0;
-  ProxsuiteSolver solver_, limited_solver_;
+  std::unique_ptr<QpSolver> solver_, limited_solver_;
   VectorXd x_, tau_;
   int iterations_ = 0;
   bool used_torque_limits_ = false;

@@ -27,7 +27,7 @@ import qpsolvers
 from benchmarks import controller_step, env_throughput, push_envelope, qp_backends, randomisation, scaling
 from wbc_layer import ProxsuiteSolver, WholeBodyController
 from wbc_layer.compiled import CompiledTick
-from wbc_layer.qp import DaqpSolver
+from wbc_layer.qp import DaqpSolver, EiquadprogSolver
 
 ENV = "HumanoidWBC-v0"
 #: Virtual time charged per call of the timed operation [s].
@@ -84,7 +84,8 @@ def positive(us) -> bool:
 
 def charge_ticks(clock: VirtualClock, monkeypatch) -> None:
     """One charge per compiled tick, one per python-backend QP solve."""
-    monkeypatch.setattr(ProxsuiteSolver, "solve", clock.charging(ProxsuiteSolver.solve))
+    for cls in (ProxsuiteSolver, EiquadprogSolver):
+        monkeypatch.setattr(cls, "solve", clock.charging(cls.solve))
     monkeypatch.setattr(CompiledTick, "compute", clock.charging(CompiledTick.compute))
 
 
@@ -96,7 +97,7 @@ def load(path) -> dict:
 
 def test_qp_backends_scores_every_solver_on_recorded_problems(tmp_path, clock, monkeypatch):
     # Charge every solver call the benchmark makes: ours and qpsolvers' entry point.
-    for cls in (ProxsuiteSolver, DaqpSolver):
+    for cls in (ProxsuiteSolver, DaqpSolver, EiquadprogSolver):
         monkeypatch.setattr(cls, "solve", clock.charging(cls.solve))
     monkeypatch.setattr(qpsolvers, "solve_problem", clock.charging(qpsolvers.solve_problem))
     out = tmp_path / "qp.json"
@@ -105,7 +106,7 @@ def test_qp_backends_scores_every_solver_on_recorded_problems(tmp_path, clock, m
     for variant in ("hot", "full"):
         assert results[variant]["size"]["n"] > 0
         rows = results[variant]["solvers"]
-        assert {"proxsuite warm (ours)", "daqp", "quadprog", "osqp", "piqp", "proxqp"} <= set(rows)
+        assert {"proxsuite warm (ours)", "eiquadprog (ours)", "daqp", "quadprog", "osqp", "piqp", "proxqp"} <= set(rows)
         for name, row in rows.items():
             # Each timed call encloses exactly one solver call ...
             assert holds(row["call"]["median_us"], 1), (name, charges(row["call"]["median_us"]))

@@ -87,9 +87,11 @@ def test_judge_names_what_is_wrong():
 
 
 def test_other_qp_solver_swaps_the_env_default():
-    assert perturbed_env_kwargs("HumanoidWBC-v0", {}, "other_qp_solver") == {"qp_solver": "daqp"}
+    # exact (eiquadprog, the envs' default; DAQP) <-> iterative (proxsuite)
+    assert perturbed_env_kwargs("HumanoidWBC-v0", {}, "other_qp_solver") == {"qp_solver": "proxsuite"}
     assert perturbed_env_kwargs("HumanoidWBCSeesaw-v0", {}, "other_qp_solver") == {"qp_solver": "proxsuite"}
     assert perturbed_env_kwargs("HumanoidWBC-v0", {"qp_solver": "daqp", "x": 1}, "other_qp_solver")["qp_solver"] == "proxsuite"
+    assert perturbed_env_kwargs("HumanoidWBC-v0", {"qp_solver": "proxsuite"}, "other_qp_solver")["qp_solver"] == "eiquadprog"
     assert perturbed_env_kwargs("HumanoidWBC-v0", {"x": 1}, "initial_state_noise") == {"x": 1}
     with pytest.raises(ValueError, match="perturbation must be one of"):
         perturbed_env_kwargs("HumanoidWBC-v0", {}, "gravity")

@@ -43,7 +43,7 @@ def test_rigid_qp_without_relaxation_has_no_solution(robot, bridge, mj_data, bac
         controller.compute(*state)
 
 
-@pytest.mark.parametrize("qp_solver", ["proxsuite", "daqp"])
+@pytest.mark.parametrize("qp_solver", ["eiquadprog", "proxsuite", "daqp"])
 def test_relaxed_tick_keeps_every_hard_row_and_reports_the_slack(robot, bridge, mj_data, backend, qp_solver):
     controller, state = _impossible_controller(robot, bridge, mj_data, backend, qp_solver)
     result = controller.compute(*state)

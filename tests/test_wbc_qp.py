@@ -178,19 +178,35 @@ def test_torques_match_mujoco_inverse_dynamics(mj_model, mj_data, robot, bridge,
     assert np.abs(base_rows).max() < 1e-6  # the base is unactuated [N, N m]
 
 
-def test_daqp_hot_path_solves_the_same_problem(mj_model, mj_data, robot, bridge, backend):
-    """The reproducible DAQP path satisfies the same invariant and agrees with proxsuite on
-    the torques (the weakly regularised internal foot forces may differ, the torques not much)."""
+def test_the_three_solvers_solve_the_same_problem(mj_model, mj_data, robot, bridge, backend):
+    """Every hot-path solver satisfies the same invariant. The two exact active-set solvers
+    (eiquadprog, the default, and DAQP: different algorithms' implementations) agree to rounding
+    amplified by the QP's conditioning (1e-8 N m); proxsuite, which stops at residuals of 1e-9,
+    agrees on the torques to 1e-4 (the weakly regularised internal foot forces may differ more)."""
     standing_state(mj_model, mj_data, np.random.default_rng(4))
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
     results = {}
-    for solver in ("proxsuite", "daqp"):
+    for solver in ("eiquadprog", "proxsuite", "daqp"):
         controller = WholeBodyController(robot, default_controller_config(qp_solver=solver, backend=backend))
         controller.com_task.set_reference(robot.com + [0.01, 0.0, 0.0])
         results[solver] = controller.compute(q, v)
         assert np.abs(_dynamics_residual(controller, results[solver])).max() < DYNAMICS_TOL
+    assert np.abs(results["eiquadprog"].tau - results["daqp"].tau).max() < 1e-8  # [N m]
     assert np.allclose(results["daqp"].qdd, results["proxsuite"].qdd, atol=1e-4)  # [m/s^2, rad/s^2]
+    assert np.allclose(results["eiquadprog"].tau, results["proxsuite"].tau, atol=1e-4)  # [N m]
+
+
+def test_eiquadprog_reports_an_infeasible_problem():
+    """A problem with no solution (x0 = 1 and x0 <= 0) is a QPSolveError naming the reason, not a
+    silent x."""
+    from wbc_layer.qp import EiquadprogSolver, QPProblem
+
+    problem = QPProblem(np.eye(2), np.zeros(2), np.array([[1.0, 0.0]]), np.array([1.0]), np.array([[1.0, 0.0]]), np.zeros(1))
+    with pytest.raises(QPSolveError, match="infeasible"):
+        EiquadprogSolver().solve(problem)
+    problem.h[:] = 2.0  # now feasible: x = (1, 0)
+    assert np.allclose(EiquadprogSolver().solve(problem).x, [1.0, 0.0], atol=1e-12)
 
 
 def test_lifted_foot_follows_a_frame_position_task(mj_model, mj_data, bridge, controller):

@@ -18,8 +18,8 @@ pure function of the episode records). The claim holds when both one-sided upper
 A negative margin claims an improvement; a positive one, non-inferiority within that margin.
 
 Perturbations (the matrix's cells; :data:`PERTURBATIONS`): ``reference`` (the env's own QP solver,
-the machine's threads), ``other_qp_solver`` (DAQP where the env uses proxsuite and vice versa:
-iterative vs exact solutions), ``initial_state_noise`` (every initial ``qpos`` entry times
+the machine's threads), ``other_qp_solver`` (proxsuite where the env uses an exact active-set
+solver, eiquadprog where it uses proxsuite: iterative vs exact solutions), ``initial_state_noise`` (every initial ``qpos`` entry times
 ``1 + 1e-9 N(0, 1)``, drawn per episode from the episode seed), ``one_thread`` (BLAS and OpenMP on
 one thread instead of two: set by the process that runs the cell, see :func:`thread_environment`;
 torch acts on one thread in every cell, :data:`training.evaluate.POLICY_TORCH_THREADS`).
@@ -175,8 +175,8 @@ def thread_environment(threads: int) -> dict[str, str]:
 
 
 def other_qp_solver(solver: str) -> str:
-    """DAQP (exact active set) for proxsuite (iterative) and proxsuite for DAQP."""
-    return {"proxsuite": "daqp", "daqp": "proxsuite"}[solver]
+    """proxsuite (iterative) for an exact active-set solver (eiquadprog, DAQP), eiquadprog for proxsuite."""
+    return {"eiquadprog": "proxsuite", "daqp": "proxsuite", "proxsuite": "eiquadprog"}[solver]
 
 
 def perturbed_env_kwargs(env_id: str, env_kwargs: dict[str, Any], perturbation: str) -> dict[str, Any]:

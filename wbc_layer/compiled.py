@@ -3,8 +3,9 @@
 :class:`wbc_layer.controller.WholeBodyController` keeps the API (configs, task and contact
 objects, setters); with ``ControllerConfig(backend="compiled")`` (the default) it writes every
 task and contact into a :class:`CompiledTick`, and each ``compute()`` is one C++ call doing what
-the Python reference does: model update at ``(q, v)``, QP assembly, proxsuite solve
-(warm-started, torque-limit rows only when a limit is hit) and torque recovery.
+the Python reference does: model update at ``(q, v)``, QP assembly, the QP solve (proxsuite
+warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog"``; torque-limit
+rows only when a limit is hit) and torque recovery.
 
 Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
 setter such as ``set_reference``) writes the new values into the core. Changing an array in
@@ -77,7 +78,8 @@ class CompiledTick:
         robot, config = controller.robot, controller.config
         self.robot, self.n_facets, self.qp_solver = robot, config.friction_facets, config.qp_solver
         self.core = _core.Controller(
-            robot.model.saveToString(), robot.damping, robot.torque_min, robot.torque_max, config.eps_abs, MAX_ITER
+            robot.model.saveToString(), robot.damping, robot.torque_min, robot.torque_max,
+            "eiquadprog" if config.qp_solver == "eiquadprog" else "proxsuite", config.eps_abs, MAX_ITER,
         )
         self.body_index: dict[str, int] = {}
         for body in controller.bodies.values():

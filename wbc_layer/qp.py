@@ -6,7 +6,8 @@
 
 with no infinities in ``h``. :class:`ProxsuiteSolver` keeps one proxsuite dense QP between
 calls and warm-starts it from the previous solution (the default hot path);
-:class:`DaqpSolver` is an alternative whose solves are reproducible bit for bit; :func:`solve_with_qpsolvers`
+:class:`DaqpSolver` and :class:`EiquadprogSolver` are alternatives whose solves are reproducible bit
+for bit; :func:`solve_with_qpsolvers`
 solves the same problem with any qpsolvers backend (tests, benchmarks).
 
 NOTE: proxsuite's dense solver is not bit-reproducible: the same problem sequence solved by
@@ -25,7 +26,7 @@ import numpy as np
 import proxsuite
 import qpsolvers
 
-from wbc_layer.errors import QPSolveError
+from wbc_layer.errors import ConfigError, QPSolveError
 
 #: Absolute tolerance on primal and dual residuals [units of the rows: N, N m, m/s^2].
 DEFAULT_EPS_ABS = 1e-9
@@ -158,8 +159,38 @@ class DaqpSolver:
         return QPSolution(x, status, int(info.get("iterations", -1)) if isinstance(info, dict) else -1, elapsed_us)
 
 
+class EiquadprogSolver:
+    """eiquadprog's Goldfarb-Idnani dual active set (the compiled core's solver, called from
+    Python), solved from scratch each call: same problem, same bits. Needs ``P`` positive definite.
+
+    Same interface as :class:`ProxsuiteSolver`. Raises :class:`~wbc_layer.errors.ConfigError` if
+    the compiled core (which holds the solver) was not built.
+    """
+
+    def __init__(self, max_iter: int = 1000):
+        try:
+            from wbc_layer import _core
+        except ImportError as err:
+            raise ConfigError(
+                f"qp_solver='eiquadprog' lives in the compiled core, which is not built ({err}); "
+                "use qp_solver='daqp' for an exact solve without it"
+            ) from err
+        self._solver = _core.EiquadprogSolver(max_iter)
+
+    def reset(self) -> None:
+        """Nothing to forget: each solve starts cold."""
+
+    def solve(self, problem: QPProblem) -> QPSolution:
+        start = time.perf_counter()
+        status, x, iterations = self._solver.solve(problem.P, problem.q, problem.A, problem.b, problem.G, problem.h)
+        elapsed_us = (time.perf_counter() - start) * 1e6
+        if status != "solved":
+            raise QPSolveError(status, problem.copy(), None)
+        return QPSolution(np.asarray(x), status, int(iterations), elapsed_us)
+
+
 #: Hot-path solvers by name (``ControllerConfig.qp_solver``).
-SOLVERS = {"proxsuite": ProxsuiteSolver, "daqp": DaqpSolver}
+SOLVERS = {"proxsuite": ProxsuiteSolver, "daqp": DaqpSolver, "eiquadprog": EiquadprogSolver}
 
 
 def relax_equalities(problem: QPProblem, rows: np.ndarray, weight: float) -> QPProblem:

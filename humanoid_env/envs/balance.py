@@ -131,18 +131,18 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ## Reproducibility
 
     Same seed and actions give the same trajectory (all randomness comes from ``self.np_random``;
-    a fresh controller per episode, so no QP warm start is carried across episodes). With
-    ``qp_solver="daqp"`` each QP's solution is the same bit for bit; with the default
-    ``"proxsuite"`` (warm started) it is the same to about 1e-12, since proxsuite's dense kernels
-    round differently depending on where their workspace lands in memory. Over a pushed rollout
-    the state was seen to differ by up to 1e-9 (with either solver: other vectorised kernels
-    round by memory alignment too), never more than the tests' 1e-6.
+    a fresh controller per episode, so no QP warm start is carried across episodes). With the
+    default ``qp_solver="eiquadprog"`` (or "daqp") each QP's solution is the same bit for bit;
+    with ``"proxsuite"`` (warm started) it is the same to about 1e-12, since proxsuite's dense
+    kernels round differently depending on where their workspace lands in memory. Over a pushed
+    rollout the state was seen to differ by up to 1e-9 (other vectorised kernels round by memory
+    alignment too), never more than the tests' 1e-6.
 
     ## Arguments
 
     Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
-    ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "proxsuite" (or
-    "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
+    ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "eiquadprog" (or
+    "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
     "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False
     (see info), ``randomise`` = None (plant mismatch: the simulated robot's link masses and CoMs,
     joint damping and armature, contact friction and actuator strength drawn at each reset while

@@ -78,7 +78,7 @@ BASE_DEFAULTS: dict[str, Any] = {
     # diagnostics and reproducibility: wall-clock QP time in info is opt-in (it makes two
     # identical steps' info differ, which env checkers reject)
     "timing_in_info": False,
-    "qp_solver": "proxsuite",
+    "qp_solver": "eiquadprog",
     "wbc_backend": "compiled",
     # plant mismatch (humanoid_env.envs.randomisation): None, "moderate", "hard" or a dict of ranges
     "randomise": None,

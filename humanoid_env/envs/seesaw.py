@@ -34,7 +34,6 @@ SEESAW_DEFAULTS: dict[str, Any] = {
     "seesaw_damping_nms": 0.0,
     # DAQP's exact solutions: with proxsuite's (1e-9 tolerance) a 1e-16 difference grew to 0.1
     # within 5 env steps under random actions; the scripted results are the same with both.
-    "qp_solver": "daqp",
     # coupled model: the board-tilt law (capture point) and the QP weights it needs
     "board_balance_gain": 1.5,
     "board_task_weight": 1000.0,
@@ -200,8 +199,8 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     ## Arguments (beyond the balance env's)
 
-    ``qp_solver`` = "daqp" here (reproducible rollouts; proxsuite's inexact solutions made two
-    runs of one seed part within 5 steps on this unstable system), ``seesaw_model``,
+    ``qp_solver`` (default "eiquadprog", exact: keep an exact solver here; proxsuite's inexact
+    solutions made two runs of one seed part within 5 steps on this unstable system), ``seesaw_model``,
     ``seesaw_damping_nms``, the reward and termination keywords above, and the
     coupled controller's balance law (:meth:`board_balance_target`): ``board_balance_gain`` = 1.5,
     the board-tilt task's ``board_task_weight`` = 1000, ``board_task_kp`` = 900 [1/s^2],

@@ -1,0 +1,106 @@
+#include "solvers.hpp"
+
+#include <eiquadprog/eiquadprog-fast.hpp>
+#include <proxsuite/proxqp/dense/dense.hpp>
+#include <stdexcept>
+
+namespace wbc {
+
+// -- proxsuite --------------------------------------------------------------------------------
+
+struct ProxsuiteSolver::Impl {
+  std::unique_ptr<proxsuite::proxqp::dense::QP<double>> qp;
+};
+
+ProxsuiteSolver::ProxsuiteSolver(double eps_abs, int max_iter)
+    : impl_(new Impl), eps_abs_(eps_abs), max_iter_(max_iter) {}
+
+ProxsuiteSolver::~ProxsuiteSolver() = default;
+
+void ProxsuiteSolver::reset() {
+  impl_->qp.reset();
+  dims_ = {-1, -1, -1};
+}
+
+std::string ProxsuiteSolver::solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
+  namespace pq = proxsuite::proxqp;
+  const int n = static_cast<int>(problem.P.rows()), n_eq = static_cast<int>(problem.A.rows());
+  const int n_in = static_cast<int>(G.rows());
+  const std::array<int, 3> dims{n, n_eq, n_in};
+  if (dims != dims_) {
+    auto qp = std::make_unique<pq::dense::QP<double>>(n, n_eq, n_in);
+    qp->settings.eps_abs = eps_abs_;
+    qp->settings.eps_rel = 0.0;
+    qp->settings.max_iter = max_iter_;
+    qp->settings.verbose = false;
+    qp->settings.initial_guess = pq::InitialGuessStatus::WARM_START;
+    lower_.setConstant(n_in, -1e20);
+    qp->init(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
+    impl_->qp = std::move(qp);
+    dims_ = dims;
+    impl_->qp->solve();
+  } else {
+    impl_->qp->update(problem.P, problem.q, problem.A, problem.b, G, lower_, h);
+    // Warm start from our own copy of the last solution (as the Python reference does).
+    impl_->qp->solve(x_, y_, z_);
+  }
+  const auto& results = impl_->qp->results;
+  x_ = results.x;
+  y_ = results.y;
+  z_ = results.z;
+  iterations_ = static_cast<int>(results.info.iter);
+  std::string status;
+  switch (results.info.status) {
+    case pq::QPSolverOutput::PROXQP_SOLVED: status = "solved"; break;
+    case pq::QPSolverOutput::PROXQP_MAX_ITER_REACHED: status = "max_iter_reached"; break;
+    case pq::QPSolverOutput::PROXQP_PRIMAL_INFEASIBLE: status = "primal_infeasible"; break;
+    case pq::QPSolverOutput::PROXQP_DUAL_INFEASIBLE: status = "dual_infeasible"; break;
+    case pq::QPSolverOutput::PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: status = "closest_primal_feasible"; break;
+    default: status = "not_run";
+  }
+  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
+  if (status != "solved") reset();  // a failed solve must not seed the next warm start
+  return status;
+}
+
+// -- eiquadprog -------------------------------------------------------------------------------
+
+struct EiquadprogSolver::Impl {
+  eiquadprog::solvers::EiquadprogFast qp;
+};
+
+EiquadprogSolver::EiquadprogSolver(int max_iter) : impl_(new Impl), max_iter_(max_iter) {
+  impl_->qp.setMaxIter(max_iter_);
+}
+
+EiquadprogSolver::~EiquadprogSolver() = default;
+
+std::string EiquadprogSolver::solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
+  namespace eq = eiquadprog::solvers;
+  // eiquadprog's form: CE x + ce0 = 0, CI x + ci0 >= 0.
+  minus_G_ = -G;
+  minus_b_ = -problem.b;
+  x_.resize(problem.P.rows());
+  const eq::EiquadprogFast_status result =
+      impl_->qp.solve_quadprog(problem.P, problem.q, problem.A, minus_b_, minus_G_, h, x_);
+  iterations_ = impl_->qp.getIteratios();
+  std::string status;
+  switch (result) {
+    case eq::EIQUADPROG_FAST_OPTIMAL: status = "solved"; break;
+    case eq::EIQUADPROG_FAST_INFEASIBLE: status = "primal_infeasible"; break;
+    case eq::EIQUADPROG_FAST_UNBOUNDED: status = "dual_infeasible"; break;
+    case eq::EIQUADPROG_FAST_MAX_ITER_REACHED: status = "max_iter_reached"; break;
+    case eq::EIQUADPROG_FAST_REDUNDANT_EQUALITIES: status = "redundant_equalities"; break;
+    default: status = "not_run";
+  }
+  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
+  return status;
+}
+
+std::unique_ptr<QpSolver> make_solver(const std::string& name, double eps_abs, int max_iter) {
+  if (name == "proxsuite") return std::make_unique<ProxsuiteSolver>(eps_abs, max_iter);
+  if (name == "eiquadprog") return std::make_unique<EiquadprogSolver>(max_iter);
+  throw std::invalid_argument("the core's QP solvers are 'proxsuite' and 'eiquadprog', got '" + name + "'");
+}
+
+}  // namespace wbc

@@ -1,0 +1,78 @@
+// The QP solvers of the core, behind one interface: proxsuite (dense, warm-started from the last
+// solution) and eiquadprog (Goldfarb-Idnani dual active set, from scratch each call: an exact
+// solve, the same bits for the same problem). The Python counterparts are in wbc_layer.qp.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include <Eigen/Dense>
+
+namespace wbc {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+/// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h. G and h come
+/// twice: the active contacts' force rows alone (G_contact, constant while the contact set is),
+/// and those rows followed by the torque limits (G_all; its torque rows written only when used).
+struct Problem {
+  MatrixXd P, A, G_contact, G_all;
+  VectorXd q, b, h_contact, h_all;
+};
+
+/// One solver instance per problem sequence (its warm start, if any, is the last solution).
+class QpSolver {
+ public:
+  virtual ~QpSolver() = default;
+  /// Solve with the inequalities G x <= h; returns "solved" or the failure reason
+  /// ("primal_infeasible", "max_iter_reached", "non_finite_solution", ...).
+  virtual std::string solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) = 0;
+  /// Forget any warm start.
+  virtual void reset() {}
+  const VectorXd& x() const { return x_; }
+  int iterations() const { return iterations_; }
+
+ protected:
+  VectorXd x_;
+  int iterations_ = 0;
+};
+
+/// Warm-started proxsuite dense QP; same settings and warm start as wbc_layer.qp.ProxsuiteSolver.
+class ProxsuiteSolver : public QpSolver {
+ public:
+  ProxsuiteSolver(double eps_abs, int max_iter);
+  ~ProxsuiteSolver() override;
+  std::string solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) override;
+  void reset() override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  double eps_abs_;
+  int max_iter_;
+  std::array<int, 3> dims_{-1, -1, -1};
+  VectorXd y_, z_, lower_;
+};
+
+/// eiquadprog's EiquadprogFast (the solver TSID uses): Goldfarb and Idnani's dual active-set
+/// method, which needs P positive definite (the controller's regularisation task makes it so).
+class EiquadprogSolver : public QpSolver {
+ public:
+  explicit EiquadprogSolver(int max_iter);
+  ~EiquadprogSolver() override;
+  std::string solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int max_iter_;
+  MatrixXd minus_G_;
+  VectorXd minus_b_;
+};
+
+/// "proxsuite" or "eiquadprog"; anything else throws std::invalid_argument naming both.
+std::unique_ptr<QpSolver> make_solver(const std::string& name, double eps_abs, int max_iter);
+
+}  // namespace wbc
