@@ -58,6 +58,7 @@ NB_MODULE(_core, m) {
       .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a)
       .def("finalize", &Controller::finalize)
       .def("set_contact", &Controller::set_contact, "index"_a, "active"_a, "G"_a, "h"_a)
+      .def("set_contact_damping", &Controller::set_contact_damping, "damping"_a)
       .def("add_com_task", &add<wbc::ComTask>)
       .def("add_posture_task", &add<wbc::PostureTask>)
       .def("add_orientation_task", &add<wbc::OrientationTask>)

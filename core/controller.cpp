@@ -141,6 +141,9 @@ void Controller::assemble() {
     contact_jacobian_.middleRows(block, c.dim) = J.topRows(c.dim);
     p.A.block(rows, 0, c.dim, nv) = J.topRows(c.dim);
     p.b.segment(rows, c.dim) = -drift.head(c.dim);
+    // Contact damping: the rows ask -k_d u for the contact frame's velocity u (relative to the
+    // body it stands on), not 0.
+    VectorXd velocity = J.topRows(c.dim) * robot_.v();
     if (c.body >= 0) {
       // The contact frame moves with the body's material point under it.
       const EnvironmentBody& body = *bodies_[c.body];
@@ -149,9 +152,11 @@ void Controller::assemble() {
       const MatrixXd J_body = body.frame_jacobian(R, t).topRows(c.dim);
       p.A.block(rows, L.body_start[c.body], c.dim, body.dof()) = -J_body;
       p.b.segment(rows, c.dim) += body.frame_drift(R, t).head(c.dim);
+      velocity -= J_body * body.s_dot;
       // The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
       p.A.block(body_row_[c.body], fi, body.dof(), c.dim) = J_body.transpose();
     }
+    p.b.segment(rows, c.dim) -= contact_damping_ * velocity;
   }
   for (size_t k = 0; k < bodies_.size(); ++k) {
     const EnvironmentBody& body = *bodies_[k];

@@ -52,6 +52,8 @@ class Controller {
   /// The last built QP; with_torque_limits: G_all and h_all hold the torque rows too.
   const Problem& problem(bool with_torque_limits);
   void set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h);
+  /// [1/s] active contacts' rows: J qdd + Jdot v = -contact_damping u (u: the frame's velocity).
+  void set_contact_damping(double damping) { contact_damping_ = damping; }
   const VectorXd& x() const { return x_; }
   const VectorXd& tau() const { return tau_; }
   int iterations() const { return iterations_; }
@@ -74,6 +76,7 @@ class Controller {
   std::vector<std::unique_ptr<Task>> tasks_;
   Layout layout_;
   bool finalized_ = false;
+  double contact_damping_ = 0.0;
   bool structure_dirty_ = true;  // the active contact set or a contact's rows changed
   bool torque_rows_current_ = false;
   std::vector<int> body_row_;  // first equality row of each body's dynamics

@@ -77,13 +77,14 @@ def test_free_board_rolls_without_slipping():
 
 
 def test_loaded_board_rolls_without_slipping():
-    """The robot on it (rigid model: the board rocks hard until the robot falls, ~0.8 s): the
-    contact point stays below 1 mm/s while the board turns at up to 2 rad/s, residual < 0.1 mm."""
+    """The robot on it (rigid model: the board rocks harder and harder until the robot falls,
+    ~8.5 s; ~2 s without the controller's contact damping): the contact point stays below 1 mm/s
+    while the board turns at up to 2 rad/s, residual < 0.1 mm."""
     env = make(seesaw_model="rigid", **NO_PUSH)
     env.reset(seed=1)
     u = env.unwrapped
     speeds, rates, residuals = [], [], []
-    for _ in range(40):
+    for _ in range(600):
         _, _, terminated, _, _ = env.step(np.zeros(4))
         speeds.append(np.linalg.norm(contact_point_velocity(u.model, u.data, u.seesaw)))
         rates.append(abs(u.board_rate()))

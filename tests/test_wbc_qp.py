@@ -113,12 +113,21 @@ def test_active_cop_bound_is_reached_by_a_demanding_reference(mj_model, mj_data,
     assert -force[4] / force[2] == pytest.approx(-controller.contacts["left_foot"].half_length, abs=1e-6)
 
 
-def test_supporting_contacts_do_not_accelerate(mj_model, mj_data, bridge, controller):
+@pytest.mark.parametrize("damping", [0.0, 20.0])
+def test_supporting_contacts_are_braked_at_the_contact_damping(mj_model, mj_data, robot, bridge, backend, damping):
+    """A supporting contact's frame accelerates as ``-contact_damping x`` its velocity (0 without
+    damping): the rows hold to 1e-7 [m/s^2, rad/s^2] in a state whose soles move (random
+    velocities), so the damping term is exercised."""
     standing_state(mj_model, mj_data, np.random.default_rng(11))
-    result = controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    controller = WholeBodyController(robot, default_controller_config(backend=backend, contact_damping=damping))
+    result = controller.compute(q, v)
     for contact in controller.contacts.values():
+        velocity = contact.jacobian(controller.robot) @ controller.robot.v
+        assert np.abs(velocity).max() > 0.01  # [m/s, rad/s]: the sole moves
         acceleration = contact.jacobian(controller.robot) @ result.qdd + contact.drift(controller.robot)
-        assert np.abs(acceleration).max() < 1e-7  # [m/s^2, rad/s^2]
+        assert np.abs(acceleration + damping * velocity).max() < 1e-7  # [m/s^2, rad/s^2]
 
 
 def test_second_backend_finds_the_same_solution(mj_model, mj_data, bridge, controller):

@@ -96,6 +96,7 @@ class CompiledTick:
             kind = 0 if isinstance(contact, FootContact) else 1
             self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body)
         self.core.finalize()
+        self.core.set_contact_damping(config.contact_damping)
         self.slack_weight = config.contact_slack_weight
         self._contacts = list(controller.contacts.values())
         self._layout = controller.layout

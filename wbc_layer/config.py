@@ -62,6 +62,13 @@ class ControllerConfig:
             slipped, and the QP was so ill-conditioned that reordering a sum moved the torques
             by 3e-9 N m; 1e-4 keeps them near the least-norm split.
         friction_facets: facets of each friction pyramid.
+        contact_damping: [1/s] each active contact's rows ask ``J qdd + Jdot v = -contact_damping
+            J v`` (velocity relative to the body it stands on) instead of ``0``: a foot that has
+            started to tip or slip is braked rather than kept at its velocity. The rigid-contact
+            QP assumes that velocity is 0; on MuJoCo's compliant ground a foot asked for its
+            centre of pressure near a sole corner tilts a little, and without this term the
+            tilt grew unchecked until the foot flew up (a 9 N s forward-left push, 40 % of the
+            capture bound, toppled the robot). 20: a 50 ms time constant, 10x the physics step.
         contact_slack_weight: weight [1 / (m/s^2)^2, 1 / (rad/s^2)^2] of the active contacts'
             acceleration residual in the *relaxed* QP, solved only when the rigid-contact QP has
             no solution (torque limits that cannot hold every contact still): the contacts then
@@ -101,6 +108,7 @@ class ControllerConfig:
     qdd_regularisation: float = 1e-4
     force_regularisation: float = 1e-4
     friction_facets: int = 4
+    contact_damping: float = 20.0
     contact_slack_weight: float = 1e5
     eps_abs: float = 1e-9
     qp_solver: str = "eiquadprog"

@@ -119,7 +119,7 @@ class WholeBodyController:
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
-        self.builder = QPBuilder(self.layout, config.friction_facets, list(self.bodies.values()))
+        self.builder = QPBuilder(self.layout, config.friction_facets, list(self.bodies.values()), config.contact_damping)
         self._contact_list = list(self.contacts.values())
         self.solver = self._new_solver()  # without the torque-limit rows
         self.limited_solver = self._new_solver()  # with them, used when a limit is hit

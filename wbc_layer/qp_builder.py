@@ -3,8 +3,13 @@
 Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
 
 - equality (hard): floating-base rows of ``M qdd + h = S^T tau + J_c^T f`` (6);
-  per active contact ``J_i qdd = -Jdot_i v`` (its dim) -- or, standing on an environment body,
-  ``J_i qdd + Jdot_i v = J_s,i sdd + Jdot_s,i sd`` --; per inactive contact ``f_i = 0``; per
+  per active contact ``J_i qdd + Jdot_i v = -k_d u_i`` (its dim), ``u_i = J_i v`` the contact
+  frame's velocity -- or, standing on an environment body, ``J_i qdd + Jdot_i v = J_s,i sdd +
+  Jdot_s,i sd - k_d u_i`` with ``u_i = J_i v - J_s,i sd`` the velocity relative to the body --,
+  where ``k_d`` = ``ControllerConfig.contact_damping`` [1/s] brakes a contact that has started to
+  slip or tip instead of keeping its velocity (Baumgarte's stabilisation, velocity part; the
+  rigid-contact model assumes ``u_i = 0``, which a compliant ground only approximates); per
+  inactive contact ``f_i = 0``; per
   environment body its dynamics ``M_s sdd + h_s + sum_i J_s,i^T f_i = 0``;
 - inequality ``G x <= h``: each active contact's force rows (friction pyramid, normal-force
   bounds, CoP), and the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``;
@@ -86,8 +91,11 @@ class QPBuilder:
     :meth:`build` (copy it to keep it).
     """
 
-    def __init__(self, layout: QPLayout, n_facets: int = 4, bodies: Sequence[EnvironmentBody] = ()):
+    def __init__(
+        self, layout: QPLayout, n_facets: int = 4, bodies: Sequence[EnvironmentBody] = (), contact_damping: float = 0.0
+    ):
         self.layout = layout
+        self.contact_damping = contact_damping
         self.n_facets = n_facets
         self.bodies = {body.name: body for body in bodies}
         self._structure_key: tuple | None = None
@@ -108,14 +116,17 @@ class QPBuilder:
             Jc[block] = contact.jacobian(robot)
             A[rows, :nv] = Jc[block]
             b[rows] = -contact.drift(robot)
+            velocity = Jc[block] @ robot.v
             if contact.on_body is not None:
                 # The contact frame moves with the body's material point under it.
                 body, placement = self.bodies[contact.on_body], robot.frame_placement(contact.frame)
                 J_body = body.frame_jacobian(placement)
                 A[rows, layout.body(body.name)] = -J_body
                 b[rows] += body.frame_drift(placement)
+                velocity -= J_body @ body.s_dot
                 # The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
                 A[self._body_rows[body.name], layout.force(contact.name)] = J_body.T
+            b[rows] -= self.contact_damping * velocity
         for name, body in self.bodies.items():
             A[self._body_rows[name], layout.body(name)] = body.mass_matrix
             b[self._body_rows[name]] = -body.bias
