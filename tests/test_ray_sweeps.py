@@ -149,8 +149,8 @@ def check_report(out: Path) -> None:
 
 def test_ablation_and_seeds_on_an_in_process_ray(ray_env, tmp_path, monkeypatch, capsys):
     """Ray started here on 2 CPUs: the 2-run ablation, checked run folder by run folder and in its
-    report; then ``training.train --seeds`` over the same folders keeps both (finished) runs, and
-    trains two fresh seeds of its own as trials."""
+    report; then ``training.train --seeds 0 1 5`` into the same folder keeps both finished runs and
+    trains seed 5 as a trial."""
     import ray
 
     from training import ablation, train
@@ -170,15 +170,13 @@ def test_ablation_and_seeds_on_an_in_process_ray(ray_env, tmp_path, monkeypatch,
         models = {seed: (out / "wbc" / f"s{seed}" / "model.zip").stat().st_mtime_ns for seed in SEEDS}
         seeds_args = ["--env", ENV, "--algo", "ppo", "--timesteps", "128", "--n-envs", "1", "--verbose", "0",
                       "--env-kwargs", "action_mode=wbc", *ENV_KWARGS, "--params", *TINY_PPO]  # fmt: skip
-        assert train.main([*seeds_args, "--seeds", "0", "1", "--run-dir", str(out / "wbc")]) == 0
-        assert "done before, kept" in capsys.readouterr().out
+        assert train.main([*seeds_args, "--seeds", "0", "1", "5", "--run-dir", str(out / "wbc")]) == 0
+        printed = capsys.readouterr().out
+        assert printed.count("done before, kept") == 2 and "training: 1 run(s) as Ray Tune trials" in printed
         assert {seed: (out / "wbc" / f"s{seed}" / "model.zip").stat().st_mtime_ns for seed in SEEDS} == models
-        assert train.main([*seeds_args, "--seeds", "5", "6", "--run-dir", str(tmp_path / "seeds")]) == 0
-        assert "training: 2 run(s) as Ray Tune trials" in capsys.readouterr().out
-        for seed in (5, 6):
-            info = json.loads((tmp_path / "seeds" / f"s{seed}" / "train_info.json").read_text())
-            assert info["timesteps"] == 128 and not info["interrupted"]
-            assert yaml.safe_load((tmp_path / "seeds" / f"s{seed}" / "config.yaml").read_text())["seed"] == seed
+        info = json.loads((out / "wbc" / "s5" / "train_info.json").read_text())
+        assert info["timesteps"] == 128 and not info["interrupted"]
+        assert yaml.safe_load((out / "wbc" / "s5" / "config.yaml").read_text())["seed"] == 5
         started = descendants(os.getpid()) - before
         assert started, "Ray started no process here"
     finally:
@@ -308,3 +306,37 @@ def test_dry_run_and_missing_ray_need_no_ray(tmp_path, capsys):
     assert proc.returncode == 2, proc.stderr
     assert 'install the optional extra with: pip install -e ".[cluster]"' in proc.stderr
     assert not (tmp_path / "s3").exists()
+
+
+def test_a_stopped_trial_run_saves_its_model_even_with_sigint_blocked(tmp_path):
+    """What a trial does when Tune stops it (Ctrl-C): SIGINT to its training, which saves the model
+    marked interrupted. Started while SIGINT is blocked, as in Ray's workers (a blocked signal stays
+    blocked across exec, and the run would be killed without saving)."""
+    from training.ray_sweep import TrainingProcess
+
+    run_dir = tmp_path / "run"
+    args = [
+        "--env", ENV, "--algo", "sac", "--timesteps", "100000", "--n-envs", "1", "--run-dir", str(run_dir),
+        "--no-progress-bar", "--verbose", "0", "--env-kwargs", *ENV_KWARGS, "--params", "learning_starts=20",
+        "batch_size=16", "eval_freq=0", "checkpoint_freq=0", "buffer_size=1000", "policy_kwargs={net_arch: [16]}",
+    ]  # fmt: skip
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        run = TrainingProcess(args, str(ROOT))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    try:
+        deadline = time.monotonic() + 90
+        while not (run_dir / "tb").exists():  # SB3 creates it when learning starts
+            assert run.proc.poll() is None and time.monotonic() < deadline, "the run did not start"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        assert run.wait(0.1) is False  # still training
+        run.stop()
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+    assert run.proc.returncode == 0  # it stopped on SIGINT, not killed after the grace time
+    info = json.loads((run_dir / "train_info.json").read_text())
+    assert info["interrupted"] is True and 0 < info["timesteps"] < 100000
+    assert (run_dir / "model.zip").is_file() and (run_dir / "vecnormalize.pkl").is_file()

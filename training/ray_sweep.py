@@ -182,7 +182,8 @@ def _training_preexec_hook():
     ``SIGINT`` is unblocked and reset to its default (a Ray worker's threads block it, and a blocked
     or ignored signal stays so across exec): it is how a run is asked to stop and save. On Linux the
     kernel also sends it when the trial's process dies without stopping the run (a crashed or
-    killed worker; ``PR_SET_PDEATHSIG``). libc is loaded here, in the parent: loading a library
+    killed worker; ``PR_SET_PDEATHSIG``, which fires when the *thread* that started the run ends:
+    a Ray actor runs its tasks on its main thread, which lives as long as the worker). libc is loaded here, in the parent: loading a library
     between fork and exec in a multi-threaded process could deadlock.
     """
     try:
