@@ -5,12 +5,13 @@ Usage::
     python -m training.ablation --env HumanoidWBC-v0 --algo ppo --timesteps 2000000 --seeds 0 1 2 \\
         [--modes wbc pd torque] [--config configs/ppo.yml] [--config-for torque=configs/my_torque.yml] \\
         [--n-envs K] [--params key=value ...] [--eval-episodes 10] [--out runs/ablation/HumanoidWBC-v0_ppo] \\
-        [--dry-run | --report-only]
+        [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run | --report-only]
 
-For every (mode, seed) it runs ``python -m training.train`` (a subprocess: one run's crash or Ctrl-C
-does not lose the others) with ``--env-kwargs action_mode=<mode>`` and the same ``--timesteps``, into
-``OUT/<mode>/s<seed>``; a finished run (``train_info.json``, not interrupted) is kept, so a stopped
-ablation resumes. Each mode's hyperparameters come from ``--config`` or its ``--config-for`` file (the
+Every (mode, seed) is one ``python -m training.train`` run with ``--env-kwargs action_mode=<mode>``
+and the same ``--timesteps``, into ``OUT/<mode>/s<seed>``, run as one Ray Tune trial
+(:mod:`training.ray_sweep`: as many at once as the CPUs allow, ``--cpus-per-trial`` each, on this
+machine or, with ``--address HOST:PORT``, a Ray cluster; a failed run is reported and the others go
+on); a finished run (``train_info.json``, not interrupted) is kept, so a stopped ablation resumes. Each mode's hyperparameters come from ``--config`` or its ``--config-for`` file (the
 budget is always ``--timesteps``). Then every run is evaluated (``training.evaluate``, deterministic,
 ``--eval-episodes`` episodes from seed :data:`EVAL_SEED`), beside the nominal controller (zero action
 in wbc mode) on the same seeds, and ``OUT/results.json`` (per run and per mode: mean and std over
@@ -18,7 +19,7 @@ seeds), ``OUT/table.md`` (the README's table) and ``OUT/learning_curves.png`` (e
 steps from the training Monitor files, each seed thin, the mean thick, the nominal return dashed) are
 written. "Steps to nominal return" is the first periodic evaluation (deterministic, every
 ``eval_freq`` steps) whose mean return reaches the nominal controller's. ``--report-only`` rewrites
-the table and the plot from ``OUT/results.json``.
+the table and the plot from ``OUT/results.json``; neither it nor ``--dry-run`` starts Ray.
 
 wbc mode runs at ~120 env steps/s with 2 envs on 2 cores: 100k steps take ~14 minutes.
 """
@@ -27,9 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,15 @@ from typing import Any
 import numpy as np
 
 from training.provenance import provenance
+from training.ray_sweep import (
+    SweepError,
+    TrainRun,
+    add_ray_arguments,
+    check_ray_arguments,
+    report_failures,
+    run_sweep,
+)
+from training.run_folder import finished
 
 MODES = ("wbc", "pd", "torque")
 #: First reset seed of the evaluation episodes (training never resets with these).
@@ -46,8 +54,14 @@ SMOOTHING_EPISODES = 20
 
 
 def train_command(args: argparse.Namespace, mode: str, seed: int, run_dir: Path) -> list[str]:
+    """The full ``python -m training.train`` command of one (mode, seed) run (what ``--dry-run`` prints)."""
+    return [sys.executable, "-m", "training.train", *train_args(args, mode, seed, run_dir)]
+
+
+def train_args(args: argparse.Namespace, mode: str, seed: int, run_dir: Path) -> list[str]:
+    """The ``training.train`` arguments of one (mode, seed) run into ``run_dir``."""
     config = args.config_for.get(mode, args.config)
-    command = [sys.executable, "-m", "training.train", "--env", args.env, "--algo", args.algo]
+    command = ["--env", args.env, "--algo", args.algo]
     if config:
         command += ["--config", str(config)]
     command += ["--timesteps", str(args.timesteps), "--seed", str(seed), "--run-dir", str(run_dir)]
@@ -58,11 +72,6 @@ def train_command(args: argparse.Namespace, mode: str, seed: int, run_dir: Path)
     if args.params:
         command += ["--params", *args.params]
     return command
-
-
-def finished(run_dir: Path) -> bool:
-    path = run_dir / "train_info.json"
-    return path.is_file() and not json.loads(path.read_text())["interrupted"]
 
 
 def read_monitor(path: Path) -> np.ndarray:
@@ -162,7 +171,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite table.md and the plot from OUT/results.json, no runs"
     )
+    add_ray_arguments(parser)
     args = parser.parse_args(argv)
+    check_ray_arguments(args, parser)
     if len(args.seeds) < 2:
         parser.error("--seeds: at least 2 seeds (a single seed says nothing about the spread)")
     if any(item.split("=", 1)[0] == "action_mode" for item in args.env_kwargs):
@@ -187,21 +198,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ablation: {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
         return 0
     plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
+    if args.dry_run:
+        for mode, seed, run_dir in plan:
+            print(shlex.join(train_command(args, mode, seed, run_dir)))
+        return 0
+    runs = []
     for mode, seed, run_dir in plan:
-        command = train_command(args, mode, seed, run_dir)
-        if args.dry_run:
-            print(shlex.join(command))
-            continue
         if finished(run_dir):
             print(f"ablation: {mode} seed {seed}: done before, kept ({run_dir})", flush=True)
             continue
-        print(f"ablation: {mode} seed {seed}: training -> {run_dir}", flush=True)
-        proc = subprocess.run(command, env={**os.environ})
-        if proc.returncode != 0:
-            print(f"ablation: {mode} seed {seed} failed (exit {proc.returncode}); stopping", file=sys.stderr)
-            return proc.returncode
-    if args.dry_run:
-        return 0
+        print(f"ablation: {mode} seed {seed}: to train -> {run_dir}", flush=True)
+        runs.append(TrainRun(f"{mode}/s{seed}", tuple(train_args(args, mode, seed, run_dir))))
+    try:
+        outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name="ablation")
+    except SweepError as err:
+        print(f"ablation: error: {err}", file=sys.stderr)
+        return 2
+    if report_failures(outcome, "ablation"):
+        return 1
 
     from training.config import parse_key_values
     from training.evaluate import evaluate

@@ -9,6 +9,7 @@ evaluation's best model with its statistics) and ``checkpoints/``.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,12 @@ INFO_FILE = "train_info.json"
 
 class RunFolderError(ValueError):
     """A path is not a usable run folder or model file; the message says why."""
+
+
+def finished(run_dir: Path) -> bool:
+    """True when ``run_dir`` holds a run that trained to its end (``train_info.json``, not interrupted)."""
+    path = Path(run_dir) / INFO_FILE
+    return path.is_file() and not json.loads(path.read_text())["interrupted"]
 
 
 def write_run_config(

@@ -5,6 +5,8 @@ Usage::
     python -m training.train --env HumanoidWBC-v0 --algo ppo [--config configs/ppo.yml] \\
         [--timesteps N] [--n-envs K] [--seed S] [--run-dir DIR] [--env-kwargs key=value ...] \\
         [--params key=value ...] [--init-from RUN_DIR_OR_ZIP] [--no-progress-bar] [--overwrite]
+    python -m training.train --env HumanoidWBC-v0 --algo ppo --seeds 0 1 2 [--run-dir DIR] ... \\
+        [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run]
 
 Settings come from :mod:`training.config` (code defaults <- YAML ``default`` <- YAML env entry <-
 command line); without ``--config`` the repository's ``configs/<algo>.yml`` is used when it exists
@@ -26,6 +28,12 @@ exploration std go on), as must the algorithm and the env's observation and acti
 SAC's replay buffer is not in the zip: it starts empty (and SAC's ``learning_starts`` counts the
 total steps, so it does not wait again).
 
+``--seeds S1 S2 ...`` trains one run per seed, each a Ray Tune trial (:mod:`training.ray_sweep`: as
+many at once as the CPUs allow, ``--cpus-per-trial`` each; on this machine, or a Ray cluster with
+``--address HOST:PORT``), each exactly the single-seed command with ``--seed S`` into ``DIR/s<S>``
+(``--run-dir DIR``) or its default folder; a finished run in ``DIR/s<S>`` is kept unless
+``--overwrite``, so a stopped sweep resumes. ``--dry-run`` prints the per-seed commands.
+
 Evaluate a run with ``python -m training.evaluate --env ID --policy RUN_DIR ...``.
 """
 
@@ -46,6 +54,14 @@ import gymnasium as gym
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
 from training.provenance import provenance
+from training.ray_sweep import (
+    SweepError,
+    TrainRun,
+    add_ray_arguments,
+    check_ray_arguments,
+    report_failures,
+    run_sweep,
+)
 from training.run_folder import (
     BEST_DIR,
     COMMAND_FILE,
@@ -56,6 +72,7 @@ from training.run_folder import (
     RunFiles,
     RunFolderError,
     find_run_files,
+    finished,
     write_run_config,
 )
 
@@ -136,8 +153,9 @@ def _callbacks(config: dict[str, Any], run_dir: Path, eval_env) -> list:
     return callbacks
 
 
-def default_run_dir(env_id: str, algo: str, seed: int) -> Path:
-    return Path("runs") / env_id / f"{algo}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+def default_run_dir(env_id: str, algo: str, seed: int, stamp: str | None = None) -> Path:
+    """``runs/<env>/<algo>_s<seed>_<stamp>``; ``stamp`` defaults to the local time now (``%Y%m%d-%H%M%S``)."""
+    return Path("runs") / env_id / f"{algo}_s{seed}_{stamp or time.strftime('%Y%m%d-%H%M%S')}"
 
 
 def prepare_run_dir(run_dir: Path, overwrite: bool) -> Path:
@@ -344,7 +362,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--timesteps", type=int, default=None, help="total env steps (overrides the config)")
     parser.add_argument("--n-envs", type=int, default=None, help="parallel envs (overrides the config)")
-    parser.add_argument("--seed", type=int, default=0)
+    seeds = parser.add_mutually_exclusive_group()
+    seeds.add_argument("--seed", type=int, default=None, help="the run's seed (default 0)")
+    seeds.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="S",
+        help="one run per seed, as Ray Tune trials (into DIR/s<S> with --run-dir DIR)",
+    )
     parser.add_argument(
         "--run-dir", type=Path, default=None, help="output folder (default runs/<env>/<algo>_s<seed>_<time>)"
     )
@@ -364,7 +391,74 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--verbose", type=int, default=1, help="SB3 verbosity (0: quiet, 1: rollout tables)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of the learner (default 1)")
     parser.add_argument("--overwrite", action="store_true", help="reuse a --run-dir that already holds a run")
-    return parser.parse_args(argv)
+    parser.add_argument("--dry-run", action="store_true", help="with --seeds: print the per-seed commands")
+    add_ray_arguments(parser)
+    args = parser.parse_args(argv)
+    check_ray_arguments(args, parser)
+    if args.seeds is None:
+        args.seed = 0 if args.seed is None else args.seed  # None: --seed 0 given with --seeds is refused too
+        given = [name for name, value in (("--address", args.address), ("--num-cpus", args.num_cpus),
+                                          ("--dry-run", args.dry_run)) if value]  # fmt: skip
+        if given:
+            parser.error(f"{', '.join(given)}: only with --seeds (several runs)")
+    elif len(set(args.seeds)) != len(args.seeds):
+        parser.error(f"--seeds: each seed once, got {args.seeds}")
+    return args
+
+
+def seed_run_args(args: argparse.Namespace, config_given: str | None, seed: int, run_dir: Path) -> list[str]:
+    """The single-seed ``training.train`` arguments of one seed of ``--seeds`` (``config_given``: --config as typed)."""
+    out = ["--env", args.env, "--algo", args.algo]
+    if config_given is not None:
+        out += ["--config", config_given]
+    for flag, value in (("--timesteps", args.timesteps), ("--n-envs", args.n_envs)):
+        if value is not None:
+            out += [flag, str(value)]
+    out += ["--seed", str(seed), "--run-dir", str(run_dir)]
+    if args.env_kwargs:
+        out += ["--env-kwargs", *args.env_kwargs]
+    if args.params:
+        out += ["--params", *args.params]
+    if args.init_from:
+        out += ["--init-from", args.init_from]
+    # --overwrite: the folder is new, an unfinished run to train again, or --overwrite was asked for
+    out += ["--no-progress-bar", "--verbose", str(args.verbose), "--threads", str(args.threads)]
+    return out + ["--overwrite"]
+
+
+def train_seeds(args: argparse.Namespace, config_given: str | None) -> int:
+    """``--seeds``: one run per seed as Ray Tune trials (finished runs kept unless ``--overwrite``)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    plan = {
+        seed: args.run_dir / f"s{seed}" if args.run_dir else default_run_dir(args.env, args.algo, seed, stamp)
+        for seed in args.seeds
+    }
+    if args.dry_run:
+        for seed, run_dir in plan.items():
+            command = ["python", "-m", "training.train", *seed_run_args(args, config_given, seed, run_dir)]
+            print(shlex.join(command))
+        return 0
+    runs = []
+    for seed, run_dir in plan.items():
+        if finished(run_dir) and not args.overwrite:
+            print(f"training: seed {seed}: done before, kept ({run_dir})", flush=True)
+            continue
+        runs.append(TrainRun(f"s{seed}", tuple(seed_run_args(args, config_given, seed, run_dir))))
+    try:
+        outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name="training")
+    except SweepError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if report_failures(outcome, "training"):
+        return 1
+    for seed, run_dir in plan.items():
+        info = json.loads((run_dir / INFO_FILE).read_text())
+        print(
+            f"training: seed {seed}: {info['timesteps']} steps in {info['wall_s']:.1f} s "
+            f"({info['steps_per_s']:.0f} steps/s); model: {run_dir / MODEL_FILE}",
+            flush=True,
+        )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     # A job started in the background (`cmd &` in a script) inherits SIGINT ignored; Ctrl-C or
     # `kill -INT` must still stop training and save the model.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    config_given = args.config
     args.config = config_path(args.algo, args.config)
     try:
         env_id = check_env_id(args.env)
@@ -390,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
             init_files = check_init_from(args.init_from, args.algo, config, env) if args.init_from else None
         finally:
             env.close()
+        if args.seeds is not None:  # checked here, before any trial starts; each trial checks again
+            return train_seeds(args, config_given)
         run_dir = prepare_run_dir(
             args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite
         )

@@ -4,12 +4,14 @@ Usage::
 
     python -m training.tune --env HumanoidWBC-v0 --algo ppo --param policy_kwargs.log_std_init \\
         --values -1 -2 -3 --timesteps 30000 --seed 0 [--modes wbc pd torque] [--config configs/ppo.yml] \\
-        [--n-envs 2] [--eval-episodes 5] [--out runs/tune/HumanoidWBC-v0_ppo]
+        [--n-envs 2] [--eval-episodes 5] [--out runs/tune/HumanoidWBC-v0_ppo] \\
+        [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C]
 
 Every mode gets the same effort: the same grid of values of one hyperparameter (``key`` or
 ``policy_kwargs.key`` / ``env_kwargs.key``), the same step budget and the same training seed. Each
-(mode, value) run is a ``python -m training.train`` subprocess into ``OUT/<mode>/<value>``, then a
-deterministic evaluation (``--eval-episodes`` episodes from seed :data:`TUNE_EVAL_SEED`, apart from
+(mode, value) run is a ``python -m training.train`` run into ``OUT/<mode>/<value>``, all of them
+Ray Tune trials (:mod:`training.ray_sweep`: as many at once as the CPUs allow, on this machine or,
+with ``--address``, a Ray cluster), then each gets a deterministic evaluation (``--eval-episodes`` episodes from seed :data:`TUNE_EVAL_SEED`, apart from
 the ablation's evaluation seeds so the final comparison is not made on the episodes used to pick).
 The value with the highest mean evaluation return is picked per mode. Written: ``OUT/results.json``,
 ``OUT/table.md`` (return and fall rate per mode and value, the pick in bold) and
@@ -22,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,16 @@ from typing import Any
 import yaml
 
 from training.ablation import MODES, finished
-from training.ablation import train_command as ablation_train_command
+from training.ablation import train_args as ablation_train_args
 from training.provenance import provenance
+from training.ray_sweep import (
+    SweepError,
+    TrainRun,
+    add_ray_arguments,
+    check_ray_arguments,
+    report_failures,
+    run_sweep,
+)
 
 #: First reset seed of the tuning evaluations (the ablation evaluates from 100000).
 TUNE_EVAL_SEED = 200_000
@@ -54,15 +62,15 @@ def override(param: str, value: Any) -> dict[str, Any]:
     return {top: {sub: value}} if sub else {top: value}
 
 
-def train_command(args: argparse.Namespace, mode: str, value: Any, run_dir: Path) -> list[str]:
-    """The ``training.train`` command of one (mode, value) run, built as the ablation builds its own."""
+def train_args(args: argparse.Namespace, mode: str, value: Any, run_dir: Path) -> list[str]:
+    """The ``training.train`` arguments of one (mode, value) run, built as the ablation builds its own."""
     top, _ = split_param(args.param)
     rendered = yaml.safe_dump(override(args.param, value)[top], default_flow_style=True).strip()
     run = argparse.Namespace(
         env=args.env, algo=args.algo, config=args.config, config_for={}, timesteps=args.timesteps,
         n_envs=args.n_envs, env_kwargs=[], params=[f"{top}={rendered}"],
     )  # fmt: skip
-    return ablation_train_command(run, mode, args.seed, run_dir)
+    return ablation_train_args(run, mode, args.seed, run_dir)
 
 
 def pick(returns: dict[str, float]) -> str:
@@ -111,7 +119,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n-envs", type=int, default=None)
     parser.add_argument("--eval-episodes", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="default runs/tune/<env>_<algo>")
+    add_ray_arguments(parser)
     args = parser.parse_args(argv)
+    check_ray_arguments(args, parser)
     try:
         split_param(args.param)
     except ValueError as err:
@@ -132,22 +142,26 @@ def main(argv: list[str] | None = None) -> int:
     from training.evaluate import evaluate
 
     values = {label: yaml_load(label) for label in args.values}
-    runs: dict[str, dict[str, Any]] = {mode: {} for mode in args.modes}
+    pending = []
     for mode in args.modes:
         for label, value in values.items():
             run_dir = args.out / mode / label
             if finished(run_dir):
                 print(f"tune: {mode} {args.param}={label}: done before, kept ({run_dir})", flush=True)
             else:
-                print(f"tune: {mode} {args.param}={label}: training -> {run_dir}", flush=True)
-                proc = subprocess.run(train_command(args, mode, value, run_dir), env={**os.environ})
-                if proc.returncode != 0:
-                    print(
-                        f"tune: {mode} {args.param}={label} failed (exit {proc.returncode}); stopping",
-                        file=sys.stderr,
-                    )
-                    return proc.returncode
-            result = evaluate(args.env, str(run_dir), args.eval_episodes, TUNE_EVAL_SEED)
+                print(f"tune: {mode} {args.param}={label}: to train -> {run_dir}", flush=True)
+                pending.append(TrainRun(f"{mode}/{label}", tuple(train_args(args, mode, value, run_dir))))
+    try:
+        outcome = run_sweep(pending, args.address, args.num_cpus, args.cpus_per_trial, name="tune")
+    except SweepError as err:
+        print(f"tune: error: {err}", file=sys.stderr)
+        return 2
+    if report_failures(outcome, "tune"):
+        return 1
+    runs: dict[str, dict[str, Any]] = {mode: {} for mode in args.modes}
+    for mode in args.modes:
+        for label in values:
+            result = evaluate(args.env, str(args.out / mode / label), args.eval_episodes, TUNE_EVAL_SEED)
             runs[mode][label] = result["summary"]
     picks = {mode: pick({label: s["return"] for label, s in runs[mode].items()}) for mode in args.modes}
     results = {
