@@ -59,6 +59,7 @@ NB_MODULE(_core, m) {
       .def("finalize", &Controller::finalize)
       .def("set_contact", &Controller::set_contact, "index"_a, "active"_a, "G"_a, "h"_a)
       .def("set_contact_damping", &Controller::set_contact_damping, "damping"_a)
+      .def("set_joint_limits", &Controller::set_joint_limits, "lower"_a, "upper"_a, "velocity"_a, "horizon"_a)
       .def("add_com_task", &add<wbc::ComTask>)
       .def("add_posture_task", &add<wbc::PostureTask>)
       .def("add_orientation_task", &add<wbc::OrientationTask>)
@@ -140,6 +141,7 @@ NB_MODULE(_core, m) {
       .def("build", &Controller::build, "q"_a, "v"_a, "s"_a, "s_dot"_a)
       .def("torques", &Controller::torques, "x"_a)
       .def("within_torque_limits", &Controller::within_torque_limits, "tau"_a)
+      .def("within_limits", &Controller::within_limits, "x"_a, "tau"_a)
       .def(
           "problem",
           [](Controller& c, bool with_torque_limits) {

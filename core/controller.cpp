@@ -1,6 +1,8 @@
 #include "controller.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 namespace wbc {
@@ -81,6 +83,37 @@ void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::
   }
 }
 
+void Controller::set_joint_limits(const VectorXd& lower, const VectorXd& upper, const VectorXd& velocity,
+                                  double horizon) {
+  if (lower.size() != na_ || upper.size() != na_ || velocity.size() != na_)
+    throw std::invalid_argument("joint limits must have nv - 6 entries each");
+  if (!(horizon > 0)) throw std::invalid_argument("the joint-limit horizon must be > 0");
+  if (robot_.nq() - 7 != na_) throw std::invalid_argument("joint limits need one q entry per actuated joint");
+  joint_lower_ = lower;
+  joint_upper_ = upper;
+  joint_velocity_ = velocity;
+  joint_horizon_ = horizon;
+  nj_ = na_;
+  accel_lo_.setZero(na_);
+  accel_hi_.setZero(na_);
+  structure_dirty_ = true;
+}
+
+void Controller::update_joint_bounds() {
+  // Same arithmetic, in the same order, as wbc_layer.joint_limits.JointLimits.acceleration_bounds.
+  constexpr double kCap = 1e6;  // ACCELERATION_CAP [rad/s^2]
+  const double T = joint_horizon_;
+  const auto q = robot_.q().tail(na_);
+  const auto v = robot_.v().tail(na_);
+  for (int j = 0; j < nj_; ++j) {
+    double hi = std::min((joint_upper_[j] - q[j] - 2.0 * T * v[j]) / (T * T), (joint_velocity_[j] - v[j]) / T);
+    double lo = std::max((joint_lower_[j] - q[j] - 2.0 * T * v[j]) / (T * T), (-joint_velocity_[j] - v[j]) / T);
+    if (lo > hi) lo = hi = 0.5 * (lo + hi);
+    accel_hi_[j] = std::isnan(hi) ? kCap : std::clamp(hi, -kCap, kCap);
+    accel_lo_[j] = std::isnan(lo) ? -kCap : std::clamp(lo, -kCap, kCap);
+  }
+}
+
 void Controller::set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h) {
   Contact& c = contacts_.at(i);
   if (G.cols() != c.dim || G.rows() != h.size()) throw std::invalid_argument("contact rows must be (m, dim) and (m)");
@@ -119,9 +152,13 @@ void Controller::rebuild_structure() {
     p.h_contact.segment(row, m) = c.h;
     row += m;
   }
-  p.G_all.setZero(n_contact_rows_ + 2 * na_, nx);
+  p.G_all.setZero(n_contact_rows_ + 2 * nj_ + 2 * na_, nx);
   p.G_all.topRows(n_contact_rows_) = p.G_contact;
-  p.h_all.setZero(n_contact_rows_ + 2 * na_);
+  for (int j = 0; j < nj_; ++j) {  // a_lo <= qdd_a <= a_hi
+    p.G_all(n_contact_rows_ + j, L.nv - na_ + j) = 1.0;
+    p.G_all(n_contact_rows_ + nj_ + j, L.nv - na_ + j) = -1.0;
+  }
+  p.h_all.setZero(n_contact_rows_ + 2 * nj_ + 2 * na_);
   p.h_all.head(n_contact_rows_) = p.h_contact;
   structure_dirty_ = false;
 }
@@ -166,6 +203,7 @@ void Controller::assemble() {
   p.A.topLeftCorner(6, nv) = robot_.M.topRows(6);
   p.A.block(0, F, 6, nf) = -contact_jacobian_.leftCols(6).transpose();
   p.b.head(6) = -robot_.h.head(6);
+  update_joint_bounds();
   torque_rows_current_ = false;  // written when a solve or a caller needs them
   // Cost, written straight into the problem.
   Cost& cost = cost_;
@@ -181,11 +219,13 @@ void Controller::assemble() {
 }
 
 void Controller::fill_torque_rows() {
-  // tau_min <= M_a qdd + h_a - J_a^T f <= tau_max, as G x <= h rows (+ then -).
+  // a_lo <= qdd_a <= a_hi, then tau_min <= M_a qdd + h_a - J_a^T f <= tau_max, as G x <= h rows.
   if (torque_rows_current_) return;
   const Layout& L = layout_;
   Problem& p = problem_;
-  const int row = n_contact_rows_;
+  p.h_all.segment(n_contact_rows_, nj_) = accel_hi_.head(nj_);
+  p.h_all.segment(n_contact_rows_ + nj_, nj_) = -accel_lo_.head(nj_);
+  const int row = n_contact_rows_ + 2 * nj_;
   p.G_all.block(row, 0, na_, L.nv) = robot_.M.bottomRows(na_);
   p.G_all.block(row, L.forces(), na_, L.nf) = -contact_jacobian_.rightCols(na_).transpose();
   p.G_all.middleRows(row + na_, na_) = -p.G_all.middleRows(row, na_);
@@ -221,6 +261,13 @@ bool Controller::within_torque_limits(const VectorXd& tau) const {
   return !((tau.array() > torque_max_.array()).any() || (tau.array() < torque_min_.array()).any());
 }
 
+bool Controller::within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) const {
+  if (!within_torque_limits(tau)) return false;
+  if (nj_ == 0) return true;
+  const auto qdd = x.segment(layout_.nv - na_, na_);
+  return !((qdd.array() > accel_hi_.array()).any() || (qdd.array() < accel_lo_.array()).any());
+}
+
 std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                                 const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
   using clock = std::chrono::steady_clock;
@@ -233,7 +280,7 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
   const QpSolver* used = solver_.get();
   if (status == "solved") {
     tau_ = torques(solver_->x());
-    if (!within_torque_limits(tau_)) {
+    if (!within_limits(solver_->x(), tau_)) {
       used_torque_limits_ = true;
       fill_torque_rows();
       status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);

@@ -48,12 +48,17 @@ class Controller {
   /// (na) tau = M_a qdd + h_a - J_a^T f for a solution x of the last build.
   VectorXd torques(const Eigen::Ref<const VectorXd>& x) const;
   bool within_torque_limits(const VectorXd& tau) const;
+  /// Torques within their limits and, with joint limits, x's actuated accelerations within theirs.
+  bool within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) const;
 
-  /// The last built QP; with_torque_limits: G_all and h_all hold the torque rows too.
+  /// The last built QP; with_torque_limits: G_all and h_all hold the joint- and torque-limit rows too.
   const Problem& problem(bool with_torque_limits);
   void set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h);
   /// [1/s] active contacts' rows: J qdd + Jdot v = -contact_damping u (u: the frame's velocity).
   void set_contact_damping(double damping) { contact_damping_ = damping; }
+  /// Joint limits as acceleration bounds (wbc_layer.joint_limits): ranges lower/upper (na) [rad],
+  /// velocity limits (na) [rad/s] (inf: none), horizon [s] > 0. Without this call: no such rows.
+  void set_joint_limits(const VectorXd& lower, const VectorXd& upper, const VectorXd& velocity, double horizon);
   const VectorXd& x() const { return x_; }
   const VectorXd& tau() const { return tau_; }
   int iterations() const { return iterations_; }
@@ -67,6 +72,7 @@ class Controller {
   void assemble();
   void rebuild_structure();
   void fill_torque_rows();
+  void update_joint_bounds();
 
   RobotTerms robot_;
   int na_;
@@ -77,6 +83,9 @@ class Controller {
   Layout layout_;
   bool finalized_ = false;
   double contact_damping_ = 0.0;
+  int nj_ = 0;  // joint-limit rows per side: na with joint limits, else 0
+  double joint_horizon_ = 0.0;
+  VectorXd joint_lower_, joint_upper_, joint_velocity_, accel_lo_, accel_hi_;
   bool structure_dirty_ = true;  // the active contact set or a contact's rows changed
   bool torque_rows_current_ = false;
   std::vector<int> body_row_;  // first equality row of each body's dynamics

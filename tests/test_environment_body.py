@@ -127,7 +127,7 @@ def _feet_on(body_name: str):
 def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, backend):
     """The robot standing on a (virtual) board under its soles: the QP's solution satisfies the
     robot's dynamics, the board's dynamics with the feet's reaction wrenches, and the feet move
-    with the board's surface."""
+    with the board's surface ..."""
     from humanoid_env.robot_config import default_controller_config
     from wbc_layer import WholeBodyController
     from wbc_layer.qp_builder import contact_jacobians
@@ -155,7 +155,12 @@ def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, 
         board_generalized += J_board.T @ result.contact_forces[name]
         foot = contact.jacobian(robot) @ result.qdd + contact.drift(robot)
         surface = J_board @ theta_ddot + board.frame_drift(placement)
-        assert np.allclose(foot, surface, atol=1e-7)  # [m/s^2, rad/s^2]
+        # ... braked at the contact damping while they slide on it (the board turns at 0.3 rad/s
+        # under feet at rest: a relative velocity the rows damp)
+        relative_velocity = contact.jacobian(robot) @ robot.v - J_board @ np.array([0.3])
+        assert np.abs(relative_velocity).max() > 0.01
+        expected = surface - config.contact_damping * relative_velocity
+        assert np.allclose(foot, expected, atol=1e-7)  # [m/s^2, rad/s^2]
     assert np.abs(board_generalized).max() < 1e-7  # [N m]
 
 

@@ -28,7 +28,7 @@ from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import SeesawBody
 from wbc_layer.errors import ConfigError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
-from wbc_layer.qp_builder import solve_relaxed
+from wbc_layer.qp_builder import drop_inequalities, solve_relaxed
 from wbc_layer.tasks import (
     AngularMomentumTask,
     BodyRestTask,
@@ -97,6 +97,10 @@ class CompiledTick:
             self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body)
         self.core.finalize()
         self.core.set_contact_damping(config.contact_damping)
+        limits = controller.builder.joint_limits
+        self.n_joint_rows = 0 if limits is None else 2 * robot.na
+        if limits is not None:
+            self.core.set_joint_limits(limits.lower, limits.upper, limits.velocity, limits.horizon_s)
         self.slack_weight = config.contact_slack_weight
         self._contacts = list(controller.contacts.values())
         self._layout = controller.layout
@@ -208,7 +212,7 @@ class CompiledTick:
             solution = self._daqp.solve(self.problem(with_torque_limits=False))
             solve_time += solution.solve_time_us
             tau = core.torques(solution.x)
-            if not core.within_torque_limits(tau):
+            if not core.within_limits(solution.x, tau):
                 solution = self._daqp.solve(self.problem(with_torque_limits=True))
                 solve_time += solution.solve_time_us
                 tau = core.torques(solution.x)
@@ -221,9 +225,9 @@ class CompiledTick:
     def _compute_relaxed(self, solve_us: float):
         start = time.perf_counter()
         try:
-            solution, slack = solve_relaxed(
-                self.problem(with_torque_limits=True), self._layout, self._contacts, self.slack_weight, self._relaxed_solver
-            )
+            n_hot = self.core.problem(False)[4].shape[0]  # the force rows; the joint-limit rows follow
+            problem = drop_inequalities(self.problem(with_torque_limits=True), n_hot, n_hot + self.n_joint_rows)
+            solution, slack = solve_relaxed(problem, self._layout, self._contacts, self.slack_weight, self._relaxed_solver)
         except QPSolveError as err:
             return err.status, None, None, -1, solve_us, {}
         tau = self.core.torques(solution.x)

@@ -13,6 +13,7 @@ from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
+from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import SOLVERS, DaqpSolver, ProxsuiteSolver, QPProblem, QPSolution
 from wbc_layer.qp_builder import QPBuilder, solve_relaxed
@@ -119,10 +120,15 @@ class WholeBodyController:
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
-        self.builder = QPBuilder(self.layout, config.friction_facets, list(self.bodies.values()), config.contact_damping)
+        joint_limits = (
+            JointLimits.from_model(robot.model, config.joint_limit_horizon_s) if config.joint_limit_horizon_s > 0 else None
+        )
+        self.builder = QPBuilder(
+            self.layout, config.friction_facets, list(self.bodies.values()), config.contact_damping, joint_limits
+        )
         self._contact_list = list(self.contacts.values())
-        self.solver = self._new_solver()  # without the torque-limit rows
-        self.limited_solver = self._new_solver()  # with them, used when a limit is hit
+        self.solver = self._new_solver()  # the hot problem: force rows only
+        self.limited_solver = self._new_solver()  # with the joint- and torque-limit rows, used when one is hit
         self.relaxed_solver = DaqpSolver()  # the relaxed QP, when the rigid one has no solution (rare)
         self._last_problem: QPProblem | None = None
         self._last_timings: dict[str, float] = {}
@@ -218,14 +224,14 @@ class WholeBodyController:
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
         self._last_problem = problem
         t2 = clock()
-        # The torque-limit rows are most of the inequalities and rarely active: solve without
-        # them first; if the torques respect the limits, that is the full problem's optimum too
+        # The joint- and torque-limit rows are most of the inequalities and rarely active: solve
+        # without them first; if the solution respects them, it is the full problem's optimum too
         # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
         slack: dict[str, np.ndarray] = {}
         try:
             solution = self.solver.solve(self.builder.without_torque_limits(problem))
             tau = self.builder.torques(self.robot, solution.x)
-            if (tau > self.robot.torque_max).any() or (tau < self.robot.torque_min).any():
+            if not self.builder.within_limits(self.robot, solution.x, tau):
                 solution = self.limited_solver.solve(problem)
                 tau = self.builder.torques(self.robot, solution.x)
         except QPSolveError:
@@ -250,7 +256,10 @@ class WholeBodyController:
     def _solve_relaxed(self, problem: QPProblem) -> tuple[QPSolution, dict[str, np.ndarray]]:
         """``(solution, contact_slack)`` of the relaxed QP of ``problem`` (torque-limit rows
         included); raises :class:`QPSolveError` if even that fails (a genuine solver failure)."""
-        return solve_relaxed(problem, self.layout, self._contact_list, self.config.contact_slack_weight, self.relaxed_solver)
+        return solve_relaxed(
+            self.builder.without_joint_limits(problem), self.layout, self._contact_list,
+            self.config.contact_slack_weight, self.relaxed_solver,
+        )
 
     def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         missing = sorted(set(self.bodies) - set(body_states))

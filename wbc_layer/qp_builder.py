@@ -12,11 +12,16 @@ Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
   inactive contact ``f_i = 0``; per
   environment body its dynamics ``M_s sdd + h_s + sum_i J_s,i^T f_i = 0``;
 - inequality ``G x <= h``: each active contact's force rows (friction pyramid, normal-force
-  bounds, CoP), and the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``;
+  bounds, CoP), the joint limits as acceleration bounds ``a_lo <= qdd_a <= a_hi``
+  (:mod:`wbc_layer.joint_limits`; none when ``ControllerConfig.joint_limit_horizon_s`` is 0), and
+  the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``. The controller solves
+  with the force rows alone first (the *hot* problem) and adds the others only when its
+  solution breaks one (:meth:`QPBuilder.within_limits`): for a strictly convex QP that solution
+  is then the full problem's optimum too;
 - relaxed QP (only when the one above has no solution, e.g. the torque limits cannot hold
   every rigid contact): the active contacts' rows ``J_i qdd + Jdot_i v = 0`` move into the
-  cost with a large weight (:func:`solve_relaxed`, always with DAQP); every other row stays
-  hard, and that QP always has a solution (below);
+  cost with a large weight (:func:`solve_relaxed`, always with DAQP) and the joint-limit rows
+  are dropped; every other row stays hard, and that QP always has a solution (below);
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
   ``q = -2 sum w A^T b``.
 
@@ -41,6 +46,7 @@ import numpy as np
 
 from wbc_layer.contacts import Contact
 from wbc_layer.environment_body import EnvironmentBody
+from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import DaqpSolver, QPProblem, QPSolution, relax_equalities
 from wbc_layer.robot_model import RobotModel
@@ -70,6 +76,12 @@ def contact_acceleration_rows(layout: QPLayout, contacts: Sequence[Contact]) -> 
     return rows
 
 
+def drop_inequalities(problem: QPProblem, start: int, stop: int) -> QPProblem:
+    """``problem`` without its inequality rows ``start:stop`` (copies of ``G`` and ``h``)."""
+    keep = np.r_[0:start, stop : problem.G.shape[0]]
+    return QPProblem(problem.P, problem.q, problem.A, problem.b, problem.G[keep], problem.h[keep])
+
+
 def solve_relaxed(
     problem: QPProblem, layout: QPLayout, contacts: Sequence[Contact], weight: float, solver: DaqpSolver
 ) -> tuple[QPSolution, dict[str, np.ndarray]]:
@@ -92,10 +104,18 @@ class QPBuilder:
     """
 
     def __init__(
-        self, layout: QPLayout, n_facets: int = 4, bodies: Sequence[EnvironmentBody] = (), contact_damping: float = 0.0
+        self,
+        layout: QPLayout,
+        n_facets: int = 4,
+        bodies: Sequence[EnvironmentBody] = (),
+        contact_damping: float = 0.0,
+        joint_limits: JointLimits | None = None,
     ):
         self.layout = layout
         self.contact_damping = contact_damping
+        self.joint_limits = joint_limits
+        #: (a_lo, a_hi) (na,) [rad/s^2] of the last build (None without joint limits).
+        self.acceleration_bounds: tuple[np.ndarray, np.ndarray] | None = None
         self.n_facets = n_facets
         self.bodies = {body.name: body for body in bodies}
         self._structure_key: tuple | None = None
@@ -134,6 +154,11 @@ class QPBuilder:
         A[:6, layout.forces] = -Jc[:, :6].T
         b[:6] = -robot.h[:6]
 
+        if self.joint_limits is not None:
+            lo, hi = self.joint_limits.acceleration_bounds(robot.q[7:], robot.v[6:])
+            self.acceleration_bounds = (lo, hi)
+            h[self._joint_rows] = hi
+            h[self._joint_rows_negated] = -lo
         torque_rows = G[self._torque_rows]
         torque_rows[:, :nv] = robot.M[6:]
         torque_rows[:, layout.forces] = -Jc[:, 6:].T
@@ -210,15 +235,39 @@ class QPBuilder:
             else:
                 self.A[6 + block.start : 6 + block.stop, layout.force(contact.name)] = np.eye(contact.dim)
         n_contact_rows = sum(len(h) for h in h_blocks)
-        self.G = np.vstack([*G_blocks, np.zeros((2 * na, nx))])
-        self.h = np.concatenate([*h_blocks, np.zeros(2 * na)])
-        self._torque_rows = slice(n_contact_rows, n_contact_rows + na)
-        self._torque_rows_negated = slice(n_contact_rows + na, n_contact_rows + 2 * na)
+        nj = na if self.joint_limits is not None else 0
+        self.G = np.vstack([*G_blocks, np.zeros((2 * nj + 2 * na, nx))])
+        self.h = np.concatenate([*h_blocks, np.zeros(2 * nj + 2 * na)])
+        self._joint_rows = slice(n_contact_rows, n_contact_rows + nj)
+        self._joint_rows_negated = slice(n_contact_rows + nj, n_contact_rows + 2 * nj)
+        actuated = np.arange(layout.nv - na, layout.nv)
+        self.G[np.arange(self._joint_rows.start, self._joint_rows.stop), actuated[:nj]] = 1.0
+        self.G[np.arange(self._joint_rows_negated.start, self._joint_rows_negated.stop), actuated[:nj]] = -1.0
+        start = n_contact_rows + 2 * nj
+        self._torque_rows = slice(start, start + na)
+        self._torque_rows_negated = slice(start + na, start + 2 * na)
 
     def without_torque_limits(self, problem: QPProblem) -> QPProblem:
-        """``problem`` without its torque-limit rows (views, no copy)."""
-        n = self._torque_rows.start
+        """The hot problem: ``problem`` with its force rows alone, without the joint- and
+        torque-limit rows (views, no copy)."""
+        n = self._joint_rows.start
         return QPProblem(problem.P, problem.q, problem.A, problem.b, problem.G[:n], problem.h[:n])
+
+    def without_joint_limits(self, problem: QPProblem) -> QPProblem:
+        """``problem`` without its joint-limit rows (a copy of ``G`` and ``h``): the rows of the
+        relaxed QP, which always has a solution."""
+        return drop_inequalities(problem, self._joint_rows.start, self._joint_rows_negated.stop)
+
+    def within_limits(self, robot: RobotModel, x: np.ndarray, tau: np.ndarray) -> bool:
+        """Whether the torques ``tau`` (na,) [N m] and, with joint limits, the actuated joints'
+        accelerations in ``x`` respect the rows the hot problem leaves out."""
+        if (tau > robot.torque_max).any() or (tau < robot.torque_min).any():
+            return False
+        if self.acceleration_bounds is None:
+            return True
+        lo, hi = self.acceleration_bounds
+        qdd = x[self.layout.nv - robot.na : self.layout.nv]
+        return not ((qdd > hi).any() or (qdd < lo).any())
 
     def torques(self, robot: RobotModel, x: np.ndarray) -> np.ndarray:
         """(na,) ``tau = M_a qdd + h_a - J_a^T f`` [N m] for a solution of the last build."""
