@@ -4,8 +4,8 @@
 objects, setters); with ``ControllerConfig(backend="compiled")`` (the default) it writes every
 task and contact into a :class:`CompiledTick`, and each ``compute()`` is one C++ call doing what
 the Python reference does: model update at ``(q, v)``, QP assembly, the QP solve (proxsuite
-warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog"``; torque-limit
-rows only when a limit is hit) and torque recovery.
+warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog"``; joint- and
+torque-limit rows only when a hot solution breaks one) and torque recovery.
 
 Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
 setter such as ``set_reference``) writes the new values into the core. Changing an array in
