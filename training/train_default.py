@@ -1,12 +1,12 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take 10-13 minutes on 2
-CPU cores (measured 761 s on a fresh clone, plus about 2.5 min of setup: 15 min 13 s in all),
-PPO with 2 envs training at 210-230 steps/s on the 2-core development machine (the compiled
-controller tick; 148 steps/s with the Python one). The evaluation pairs 10
-episodes of the trained policy with 10 of the nominal controller on the same seeds and judges them
-with the shipped balance policy's claim. This is a small run; a policy that clearly beats the nominal WBC needs
-millions of steps (``python -m training.train --env HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
+Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 11 minutes on
+2 CPU cores (646 s on a fresh clone, 2026-11-30, plus about 3 min of setup), PPO with 2 envs
+training at about 240 steps/s (the compiled controller tick with eiquadprog). The evaluation
+pairs 10 episodes of the trained policy with 10 of the nominal controller on the same seeds and
+judges them with the shipped balance policy's claim, which this budget fails against today's
+nominal controller (see :data:`TIMESTEPS`). This is a small run; a policy that beats the nominal WBC
+needs millions of steps (``python -m training.train --env HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
 
 Writes ``runs/default/`` (the run folder of ``python -m training.train``) and, inside it,
 ``eval_trained.json``, ``eval_nominal.json``, ``eval_trained.png`` and ``eval_trained.mp4`` (the video
@@ -33,11 +33,11 @@ from training.shipped import CLAIMS  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
-#: 64 PPO rollouts of 2 envs x 1024 steps: about 9.5 minutes of training at the ~230 steps/s measured
-#: with 2 envs and the compiled controller (131,072 steps took 509-564 s on the 2-core machine).
-#: At the edge of the claim below: of three such runs one passed (0 falls in 10 episodes vs the
-#: nominal controller's 3) and two failed (4 falls vs 3; then 0 extra falls but a CoM error 10.1 mm
-#: worse, the claim's margin 10 mm); 98,304 steps failed too (4 vs 3).
+#: 64 PPO rollouts of 2 envs x 1024 steps: about 9 minutes of training at the ~240 steps/s measured
+#: with 2 envs and the compiled controller (548 s on a fresh clone, 2026-11-30). Against the nominal
+#: controller with contact damping (0 falls in the 10 evaluation episodes) this budget fails the claim
+#: below (3 falls in 10, CoM error +11.8 mm); before it, with a nominal controller that fell in 3 of
+#: 10, one of three runs passed.
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
