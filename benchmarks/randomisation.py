@@ -69,12 +69,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--envs", nargs="+", default=list(ENVS), choices=list(ENVS))
     parser.add_argument("--json", default=str(RESULTS / "randomisation.json"))
     args = parser.parse_args(argv)
-    cells = cell_list(args.presets, args.cells)
+    specs = cell_list(args.presets, args.cells)
     start = machine()
     results: dict[str, dict[str, Any]] = {}
     for env in args.envs:
         results[env] = {}
-        for name, (preset, estimation) in cells.items():
+        for name, (preset, estimation) in specs.items():
             results[env][name] = measure(env, _none(preset), args.episodes, args.seed, _none(estimation))
             exact = results[env].get("none")
             if exact is not None and name != "none":
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> dict:
             cells = "  ".join(f"{row[m]:>20.4g}" for m in METRICS[env])
             print(f"{name:>18}  {row['falls']:>5}  {row['fallback_steps']:>8}  {row['relaxed_steps']:>7}  {cells}")
     settings = {
-        "episodes": args.episodes, "seed": args.seed, "cells": {name: {"randomise": r, "estimation": e} for name, (r, e) in cells.items()},
+        "episodes": args.episodes, "seed": args.seed, "cells": {name: {"randomise": r, "estimation": e} for name, (r, e) in specs.items()},
         "envs": args.envs, "pushes": "off",
     }  # fmt: skip
     write_json(args.json, settings, results, start)
