@@ -184,7 +184,9 @@ class GaussMarkovBias:
 
     Args:
         sigma: stationary standard deviation (same unit as the biased quantity).
-        tau: correlation time [s]; dt: step [s]; size: channels.
+        tau: correlation time [s].
+        dt: time step [s].
+        size: number of channels.
     """
 
     def __init__(self, sigma: float, tau: float, dt: float, size: int):
@@ -255,8 +257,10 @@ class StateEstimator:
 
     Args:
         model: the MuJoCo scene.
-        root_qpos, root_dof: addresses of the robot's free joint in ``qpos`` / ``qvel``.
-        joint_qpos, joint_dof: (na,) addresses of the robot's actuated joints.
+        root_qpos: address of the robot's free joint in ``qpos``.
+        root_dof: its address in ``qvel``.
+        joint_qpos: (na,) addresses of the robot's actuated joints in ``qpos``.
+        joint_dof: (na,) their addresses in ``qvel``.
         settings: what to model.
 
     Call :meth:`reset` at each reset and :meth:`update` once per physics step with the true state

@@ -193,6 +193,13 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     outside wbc mode: no prediction), ``board_rolling_error_m`` (MuJoCo's equality residual
     ``y + R theta`` [m]), ``seesaw_model``.
 
+    ## Estimated state (``estimation``)
+
+    The board's state fed to the controller and the observation's ``board`` block are estimated
+    too: delayed like the robot's, with the base orientation's roll error and the base angular
+    velocity's x error and no noise of their own (the robot knows the board through its feet;
+    :meth:`board_state`). The board-tilt law uses the CoM of the estimated state.
+
     ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.scenarios.seesaw`)
 
     ``push`` (the paper's robustness test) and ``sine`` (the paper's CoM tracking test).
