@@ -1,6 +1,8 @@
-"""What plant mismatch costs the nominal controller: each env, standing without pushes, with the
-simulated robot drawn per episode (``randomise`` = None, "moderate", "hard") while the
-controller keeps the nominal model.
+"""What plant mismatch and an estimated state cost the nominal controller: each env, standing
+without pushes, with the simulated robot drawn per episode (``randomise`` = None, "moderate",
+"hard") while the controller keeps the nominal model, and/or with the controller and the
+observation fed an estimated state (``estimation`` = None, "moderate", "hard": noise, bias,
+sensing and actuation delay; ``humanoid_env.envs.estimation``).
 
 Per env and preset, ``--episodes`` episodes of the nominal controller (wbc mode, zero action;
 the env's own task: the moving CoM target, the wall's force profile, the seesaw's board law),
@@ -10,6 +12,11 @@ the wall's hand-force RMSE and the seesaw's board-angle RMS (episode means), and
 ratio to the exact model's. Not a test: it prints a table and writes JSON.
 
     python -m benchmarks.randomisation --episodes 10 --presets none moderate hard
+    python -m benchmarks.randomisation --episodes 10 --cells none/none none/moderate none/hard moderate/moderate
+
+A cell ``R/E`` is ``randomise=R, estimation=E`` (``--presets P`` is the cells ``P/none``); the
+ratios are to the cell ``none/none`` when it is measured (named ``none`` in the JSON, and a
+cell ``P/none`` is named ``P``, as before the estimation existed).
 """
 
 from __future__ import annotations
@@ -32,9 +39,15 @@ METRICS = {
 }
 
 
-def measure(env: str, preset: str | None, episodes: int, seed: int) -> dict[str, Any]:
-    """The nominal controller's summary on ``env`` with ``randomise=preset``."""
-    record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs={"randomise": preset, "push_magnitude_n": (0.0, 0.0)})
+PRESETS = ("none", "moderate", "hard")
+
+
+def measure(env: str, preset: str | None, episodes: int, seed: int, estimation: str | None = None) -> dict[str, Any]:
+    """The nominal controller's summary on ``env`` with ``randomise=preset, estimation=estimation``."""
+    kwargs = {"randomise": preset, "push_magnitude_n": (0.0, 0.0)}
+    if estimation is not None:
+        kwargs["estimation"] = estimation
+    record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs=kwargs)
     runs = record["episodes"]
     result = {
         "falls": int(sum(run["fell"] for run in runs)),
@@ -51,27 +64,49 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--presets", nargs="+", default=["none", "moderate", "hard"], choices=["none", "moderate", "hard"])
+    parser.add_argument("--presets", nargs="+", default=None, choices=PRESETS, help="randomise presets (estimation off)")
+    parser.add_argument("--cells", nargs="+", default=None, help="R/E pairs: randomise R, estimation E (each none, moderate, hard)")
     parser.add_argument("--envs", nargs="+", default=list(ENVS), choices=list(ENVS))
     parser.add_argument("--json", default=str(RESULTS / "randomisation.json"))
     args = parser.parse_args(argv)
+    specs = cell_list(args.presets, args.cells)
     start = machine()
     results: dict[str, dict[str, Any]] = {}
     for env in args.envs:
         results[env] = {}
-        for name in args.presets:
-            results[env][name] = measure(env, None if name == "none" else name, args.episodes, args.seed)
+        for name, (preset, estimation) in specs.items():
+            results[env][name] = measure(env, _none(preset), args.episodes, args.seed, _none(estimation))
             exact = results[env].get("none")
             if exact is not None and name != "none":
                 results[env][name]["over_exact"] = {m: results[env][name][m] / exact[m] for m in METRICS[env]}
         print(f"\n{ENVS[env]} (nominal controller, pushes off, {args.episodes} episodes from seed {args.seed})")
-        print(f"{'preset':>9}  falls  fallback  relaxed  " + "  ".join(f"{m:>20}" for m in METRICS[env]))
+        print(f"{'cell':>18}  falls  fallback  relaxed  " + "  ".join(f"{m:>20}" for m in METRICS[env]))
         for name, row in results[env].items():
             cells = "  ".join(f"{row[m]:>20.4g}" for m in METRICS[env])
-            print(f"{name:>9}  {row['falls']:>5}  {row['fallback_steps']:>8}  {row['relaxed_steps']:>7}  {cells}")
-    settings = {"episodes": args.episodes, "seed": args.seed, "presets": args.presets, "envs": args.envs, "pushes": "off"}
+            print(f"{name:>18}  {row['falls']:>5}  {row['fallback_steps']:>8}  {row['relaxed_steps']:>7}  {cells}")
+    settings = {
+        "episodes": args.episodes, "seed": args.seed, "cells": {name: {"randomise": r, "estimation": e} for name, (r, e) in specs.items()},
+        "envs": args.envs, "pushes": "off",
+    }  # fmt: skip
     write_json(args.json, settings, results, start)
     return results
+
+
+def cell_list(presets: list[str] | None, cells: list[str] | None) -> dict[str, tuple[str, str]]:
+    """Cell name -> (randomise, estimation) preset names; ``P/none`` is named ``P``."""
+    pairs = [(p, "none") for p in (presets or [])]
+    for cell in cells or []:
+        parts = cell.split("/")
+        if len(parts) != 2 or not all(part in PRESETS for part in parts):
+            raise SystemExit(f"--cells: {cell!r} is not R/E with R and E in {PRESETS}")
+        pairs.append((parts[0], parts[1]))
+    if not pairs:
+        pairs = [(p, "none") for p in PRESETS]
+    return {(r if e == "none" else f"{r}/{e}"): (r, e) for r, e in pairs}
+
+
+def _none(name: str) -> str | None:
+    return None if name == "none" else name
 
 
 if __name__ == "__main__":

@@ -121,7 +121,12 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ``wbc_solve_time_us`` (mean QP time this step [us], wall-clock: only with
     ``timing_in_info=True``, off by default so that two identical steps give the same ``info``, as
     env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``, ``time`` [s],
-    ``push_force`` (3,) [N], ``pushes_total``, ``pushes_survived``, ``reward_<name>``.
+    ``push_force`` (3,) [N], ``pushes_total``, ``pushes_survived``, ``reward_<name>``; with
+    ``estimation``: ``estimate``, the estimate minus the true state at this time (delay included):
+    ``base_rpy_error_rad`` (3,) [rad], ``base_linear_velocity_error_mps`` (3,) [m/s],
+    ``base_angular_velocity_error_radps`` (3,) [rad/s] (base axes), ``joint_position_error_rad``
+    (na,) [rad], ``joint_velocity_error_radps`` (na,) [rad/s], ``bias`` {name: the drifting biases
+    now} (see ``StateEstimator.errors``).
 
     ## Scripted scenario
 
@@ -148,7 +153,14 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     joint damping and armature, contact friction and actuator strength drawn at each reset while
     the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, see
     :mod:`humanoid_env.envs.randomisation`; the draws are in reset's ``info["randomisation"]``, and the
-    same seed draws the same). Unknown keywords raise ``ValueError``
+    same seed draws the same), ``estimation`` = None (estimated state: the controller and the
+    observation see the state late, noisy and biased instead of the simulator's exact state, and
+    the torques reach the joints late: white noise and a first-order Gauss-Markov bias on the
+    base orientation [rad], base linear [m/s] and angular [rad/s] velocity and the joint
+    velocities [rad/s], noise on the joint positions [rad], sensing and actuation delays of whole
+    physics steps; "moderate", "hard" or a dict of settings, see
+    :mod:`humanoid_env.envs.estimation`; reward, termination and ``info`` keep the true state;
+    combines with ``randomise``). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
 

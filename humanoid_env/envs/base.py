@@ -18,6 +18,7 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
+from humanoid_env.envs.estimation import ActuationDelay, StateEstimator, state_estimation
 from humanoid_env.envs.kwargs import check_choice, check_range, check_scalar, check_vector, resolve_kwargs
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
@@ -82,6 +83,8 @@ BASE_DEFAULTS: dict[str, Any] = {
     "wbc_backend": "compiled",
     # plant mismatch (humanoid_env.envs.randomisation): None, "moderate", "hard" or a dict of ranges
     "randomise": None,
+    # estimated state (humanoid_env.envs.estimation): None, "moderate", "hard" or a dict of settings
+    "estimation": None,
 }
 
 
@@ -141,6 +144,15 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.plant = PlantRandomiser(self.model, self.root_body, self.bridge.actuator_ids, ranges) if ranges else None
         #: what the plant randomiser drew this episode (``info["randomisation"]``), or None.
         self.randomisation: dict[str, Any] | None = None
+        settings = state_estimation(cfg["estimation"])
+        #: the estimated state the controller and the observation see (None: the exact state).
+        self.estimator = (
+            StateEstimator(self.model, self.bridge.root_qpos, self.bridge.root_dof, self.bridge.joint_qpos, self.bridge.joint_dof, settings)
+            if settings else None
+        )  # fmt: skip
+        #: torques applied ``actuation_delay_steps`` physics steps late (None: at once).
+        self.actuation = ActuationDelay(settings.actuation_delay_steps) if settings and settings.actuation_delay_steps else None
+        self._estimate_data = mujoco.MjData(self.model) if settings else None
 
         # Nominal standing posture and CoM (the home keyframe, without noise).
         mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
@@ -197,6 +209,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         check_choice("qp_solver", cfg["qp_solver"], QP_SOLVERS)
         check_choice("wbc_backend", cfg["wbc_backend"], BACKENDS)
         plant_randomisation(cfg["randomise"])
+        state_estimation(cfg["estimation"])
         if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
         if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
@@ -244,6 +257,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.force_share = 0.5
         self.wbc_com_reference = self.com_nominal.copy()
         self.last_tau = np.zeros(self.na)
+        self.last_tau_computed = np.zeros(self.na)
         self._last_obs: np.ndarray | None = None
         self._last_com = self.com_nominal.copy()
         self.fell = False
@@ -263,6 +277,10 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._warning_counts = self._bad_state_warning_count()
         self.pushes.reset(self.np_random, 0.0)
         self._reset_task()
+        if self.estimator is not None:  # its own generator, spawned: the env's draws stay as without it
+            self.estimator.reset(self.np_random.spawn(1)[0], d)
+        if self.actuation is not None:
+            self.actuation.reset()
         if self.action_mode == "wbc":
             self._build_controller()
         if self.scenario is not None:
@@ -288,12 +306,17 @@ class HumanoidWBCBaseEnv(gym.Env):
             else:
                 self._update_task(time, self.dt_physics)
             d.xfrc_applied[self.push_body, :3] = self.pushes.update(self.np_random, time)
+            if self.estimator is not None:
+                self.estimator.update(d)  # the state the controller sees at this physics step
             self._update_references(self.dt_physics, action)
             if self.scenario is not None and self.action_mode == "wbc":
                 self.scenario.update_controller(self, time, self.dt_physics)
             tau, status, solve_us = self._torques(action)
             statuses.append(status)
             solve_times.append(solve_us)
+            self.last_tau_computed = tau
+            if self.actuation is not None:
+                tau = self.actuation.push(tau)  # the torque computed actuation_delay_steps ago
             relative = tau * self._inverse_torque_max
             effort += float(relative @ relative) / relative.size
             self.last_tau = tau
@@ -412,17 +435,18 @@ class HumanoidWBCBaseEnv(gym.Env):
         return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
 
     def _torques(self, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        """(tau (na,) [N m], status, solve time [us]) for the current physics step."""
-        d = self.data
+        """(tau (na,) [N m], status, solve time [us]) for the current physics step, from the state
+        the controller sees (:meth:`_sensed_state`)."""
         if self.action_mode == "torque":
             return action * self.torque_max, "off", 0.0
+        qpos, qvel = self._sensed_state()
         if self.action_mode == "pd":
-            q = d.qpos[self.bridge.joint_qpos]
-            qd = d.qvel[self.bridge.joint_dof]
+            q = qpos[self.bridge.joint_qpos]
+            qd = qvel[self.bridge.joint_dof]
             target = np.clip(self.q_home + action * self.config["pd_action_scale_rad"], self.joint_low, self.joint_high)
             tau = self.pd_kp * (target - q) - self.pd_kd * qd
             return np.clip(tau, -self.torque_max, self.torque_max), "off", 0.0
-        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+        q, v = self.bridge.to_pinocchio(qpos, qvel)
         try:
             result = self._compute_wbc(q, v)
             if result.relaxed:  # the rigid-contact QP had no solution; the contacts gave way
@@ -431,6 +455,28 @@ class HumanoidWBCBaseEnv(gym.Env):
             return result.tau, "solved", float(result.solve_time_us)
         except QPSolveError:  # compute() updated the controller's model at (q, v) before failing
             return self.controller.gravity_compensation_torques(), "fallback", 0.0
+
+    def _sensed_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(qpos (nq,), qvel (nv,))`` of the scene as the controller sees it, in MuJoCo's layout:
+        the simulator's (``self.data``'s own arrays) or, with ``estimation``, the estimate."""
+        if self.estimator is None:
+            return self.data.qpos, self.data.qvel
+        return self.estimator.qpos, self.estimator.qvel
+
+    def sensed_com(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(CoM (3,) [m], CoM velocity (3,) [m/s])``, world, as the controller sees them: MuJoCo's
+        (:meth:`com`, :meth:`com_velocity`) or, with ``estimation``, those of the estimated state."""
+        if self.estimator is None:
+            return self.com(), self.com_velocity()
+        d = self.estimator.kinematics()
+        mujoco.mj_subtreeVel(self.model, d)
+        return d.subtree_com[self.root_body].copy(), d.subtree_linvel[self.root_body].copy()
+
+    def _sync_estimate(self) -> None:
+        """Restart the estimate at the current state (keeping its biases): for a reset that moves
+        the state after the base reset (the wall env's)."""
+        if self.estimator is not None:
+            self.estimator.restart(self.data)
 
     def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
         """One WBC tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may raise
@@ -480,6 +526,10 @@ class HumanoidWBCBaseEnv(gym.Env):
         return self.base_height() < self.config["min_base_height_m"] or self.tilt() > self.config["max_tilt_rad"]
 
     def _observation(self) -> np.ndarray:
+        """The observation (float32): of the simulator's state, or with ``estimation`` of the
+        estimated one (see :meth:`_estimated_observation`)."""
+        if self.estimator is not None and self.data is not self._estimate_data:
+            return self._estimated_observation()
         d = self.data
         R = self.base_rotation()
         dof = self.bridge.root_dof
@@ -506,6 +556,28 @@ class HumanoidWBCBaseEnv(gym.Env):
         return np.concatenate([np.asarray(blocks[k], dtype=np.float64).reshape(-1) for k in self.observation_structure]).astype(
             np.float32
         )
+
+    def _estimated_observation(self) -> np.ndarray:
+        """:meth:`_observation` of the estimated state: computed on a copy of ``self.data`` whose
+        ``qpos``/``qvel`` are the estimate's and whose kinematics follow them. Contacts and their
+        forces stay the simulator's (force sensing is not modelled); ``info["com"]`` stays true."""
+        true, estimate = self.data, self._estimate_data
+        self.estimator.update(true)  # the estimate at this time (kept by the next physics step)
+        mujoco.mj_copyData(estimate, self.model, true)
+        estimate.qpos[:] = self.estimator.qpos
+        estimate.qvel[:] = self.estimator.qvel
+        mujoco.mj_kinematics(self.model, estimate)
+        mujoco.mj_comPos(self.model, estimate)
+        mujoco.mj_comVel(self.model, estimate)
+        self.data = estimate
+        try:
+            obs = self._observation()
+        finally:
+            self.data = true
+        com = self.com()
+        if np.all(np.isfinite(com)):
+            self._last_com = com
+        return obs
 
     def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
         """Named reward terms (their sum is the reward); see the class docstring for formulas."""
@@ -545,6 +617,8 @@ class HumanoidWBCBaseEnv(gym.Env):
             "pushes_total": self.pushes.total,
             "pushes_survived": self.pushes.survived(time, self.fell),
         }
+        if self.estimator is not None and not self.nonfinite_state:
+            info["estimate"] = self.estimator.errors(d)
         if self.config["timing_in_info"] and solve_us is not None:
             info["wbc_solve_time_us"] = float(solve_us)
         if self.randomisation is not None and time == 0.0:  # reset's info: the episode's draws

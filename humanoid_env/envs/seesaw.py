@@ -193,6 +193,13 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     outside wbc mode: no prediction), ``board_rolling_error_m`` (MuJoCo's equality residual
     ``y + R theta`` [m]), ``seesaw_model``.
 
+    ## Estimated state (``estimation``)
+
+    The board's state fed to the controller and the observation's ``board`` block are estimated
+    too: delayed like the robot's, with the base orientation's roll error and the base angular
+    velocity's x error and no noise of their own (the robot knows the board through its feet;
+    :meth:`board_state`). The board-tilt law uses the CoM of the estimated state.
+
     ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.scenarios.seesaw`)
 
     ``push`` (the paper's robustness test) and ``sine`` (the paper's CoM tracking test).
@@ -254,6 +261,8 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
             gain=float(cfg["board_balance_gain"]), com_height_m=float(self.com_nominal[2]), limit_rad=self.board_target_limit
         )
         self._law_board = self.make_seesaw_body()
+        if self.estimator is not None:  # the board's tilt is estimated through the robot (board_state)
+            self.estimator.add_follower(self._tilt_qpos, self._tilt_dof, axis=0)
 
     # -- configuration --------------------------------------------------------------------
     @classmethod
@@ -363,14 +372,24 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         derivatives fed forward and no filter, 2 without them and with the 0.1 s filter; the
         nominal controller (zero action) falls in 1.
         """
+        com, com_velocity = self.sensed_com()
         return self.board_law.target(
-            self._law_board, float(self.com()[1]), float(self.com_velocity()[1]), float(self.wbc_com_reference[1]),
+            self._law_board, float(com[1]), float(com_velocity[1]), float(self.wbc_com_reference[1]),
             self._reference_velocity, self._reference_acceleration,
         )
 
     def board_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(s, s_dot)`` of the board for the controller: ``([theta], [theta_dot])``."""
-        return np.array([self.board_angle()]), np.array([self.board_rate()])
+        """``(s, s_dot)`` of the board for the controller: ``([theta] [rad], [theta_dot] [rad/s])``.
+
+        With ``estimation`` it is estimated too, delayed like the robot's state, with no noise of
+        its own: a robot on a seesaw has no sensor on the board; it knows the board's tilt through
+        its feet standing flat on it, i.e. from its base orientation estimate and its leg joints.
+        So the board's estimate carries the base orientation error about x (the board's axis) and
+        the base angular-velocity error about x (``StateEstimator.add_follower``; to first order,
+        the robot facing +x; the leg joints' position noise is left out).
+        """
+        qpos, qvel = self._sensed_state()
+        return np.array([float(qpos[self._tilt_qpos])]), np.array([float(qvel[self._tilt_dof])])
 
     def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
         if self.seesaw_model != "coupled":

@@ -326,6 +326,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         qpos_ids = self.bridge.joint_qpos[self._noise_free]
         d.qpos[qpos_ids] = self.q_home[self._noise_free]
         mujoco.mj_forward(self.model, d)
+        self._sync_estimate()
         self._hand_force_measured = self._hand_normal_force()
         obs = self._observation()
         self._last_obs = obs

@@ -1,0 +1,44 @@
+"""A short recorded rollout per env, for the contract that ``estimation=None`` (the default) leaves
+every env exactly as it was before the estimator existed. ``python -m tests.estimation_reference``
+re-records ``tests/data/estimation_off.npz`` -- only when a change of the envs' *behaviour* is
+intended (it was recorded at the commit before ``humanoid_env.envs.estimation`` was added)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import humanoid_env  # noqa: F401  (registers the environments)
+
+DATA = Path(__file__).resolve().parent / "data" / "estimation_off.npz"
+ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
+#: Env steps per recorded rollout (0.3 s at 50 Hz: one push starts within it, see ``KWARGS``).
+STEPS = 15
+#: A push early in the rollout, so that the recorded torques are not just standing still.
+KWARGS = {"push_interval_s": (0.1, 0.1)}
+
+
+def rollout(env_id: str, **kwargs) -> dict[str, np.ndarray]:
+    """Seed 0, small random actions from their own generator: observations (STEPS + 1, n),
+    rewards (STEPS,) and the torques of each step's last physics step (STEPS, na) [N m]."""
+    env = gym.make(env_id, **KWARGS, **kwargs)
+    obs, _ = env.reset(seed=0)
+    actions = np.random.default_rng(1).uniform(-0.3, 0.3, (STEPS, *env.action_space.shape))
+    observations, rewards, torques = [obs], [], []
+    for action in actions:
+        obs, reward, terminated, truncated, _ = env.step(action)
+        observations.append(obs), rewards.append(reward), torques.append(env.unwrapped.last_tau.copy())
+        assert not (terminated or truncated)
+    env.close()
+    return {"obs": np.array(observations), "reward": np.array(rewards), "tau": np.array(torques)}
+
+
+def record() -> dict[str, np.ndarray]:
+    return {f"{name}_{key}": value for name, env_id in ENVS.items() for key, value in rollout(env_id).items()}
+
+
+if __name__ == "__main__":
+    np.savez_compressed(DATA, **record())
+    print(f"wrote {DATA}")
