@@ -69,9 +69,7 @@ struct EiquadprogSolver::Impl {
   eiquadprog::solvers::EiquadprogFast qp;
 };
 
-EiquadprogSolver::EiquadprogSolver(int max_iter) : impl_(new Impl), max_iter_(max_iter) {
-  impl_->qp.setMaxIter(max_iter_);
-}
+EiquadprogSolver::EiquadprogSolver(int max_iter) : impl_(new Impl) { impl_->qp.setMaxIter(max_iter); }
 
 EiquadprogSolver::~EiquadprogSolver() = default;
 

@@ -67,7 +67,6 @@ class EiquadprogSolver : public QpSolver {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  int max_iter_;
   MatrixXd minus_G_;
   VectorXd minus_b_;
 };

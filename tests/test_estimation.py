@@ -91,13 +91,20 @@ def _recording_controller(env):
     return log
 
 
-def test_sensing_delay_gives_the_controller_the_state_k_steps_old():
-    k = 3
-    env = gym.make("HumanoidWBC-v0", estimation={"sensing_delay_steps": k}, push_interval_s=(0.02, 0.05))
+def _recorded_rollout(estimation: dict):
+    """``(env, log)``: 3 env steps (30 physics steps) of pushed balance with ``estimation``,
+    recorded by :func:`_recording_controller`."""
+    env = gym.make("HumanoidWBC-v0", estimation=estimation, push_interval_s=(0.02, 0.05))
     env.reset(seed=1)
     log = _recording_controller(env)
     for _ in range(3):
         env.step(np.full(4, 0.5))
+    return env, log
+
+
+def test_sensing_delay_gives_the_controller_the_state_k_steps_old():
+    k = 3
+    _, log = _recorded_rollout({"sensing_delay_steps": k})
     seen, true = np.array(log["seen"]), np.array(log["true"])  # (30, nq + nv)
     assert len(seen) == 30
     # No noise: equal to rounding (the base velocity goes through a rotation and back).
@@ -108,11 +115,7 @@ def test_sensing_delay_gives_the_controller_the_state_k_steps_old():
 
 def test_actuation_delay_applies_each_torque_k_physics_steps_later():
     k = 2
-    env = gym.make("HumanoidWBC-v0", estimation={"actuation_delay_steps": k}, push_interval_s=(0.02, 0.05))
-    env.reset(seed=1)
-    log = _recording_controller(env)
-    for _ in range(3):
-        env.step(np.full(4, 0.5))
+    env, log = _recorded_rollout({"actuation_delay_steps": k})
     computed, applied = np.array(log["computed"]), np.array(log["applied"])
     assert np.array_equal(applied[k:], computed[:-k])
     assert np.array_equal(applied[:k], np.repeat(computed[:1], k, axis=0))  # the first torque held

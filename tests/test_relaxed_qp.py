@@ -109,3 +109,23 @@ def test_random_and_bang_bang_actions_never_fall_back_on_the_seesaw():
             env.reset()
     env.close()
     assert fallbacks == 0, f"{fallbacks} fallbacks ({relaxed} relaxed ticks)"
+
+
+def test_relaxed_qp_drops_the_joint_limit_rows(robot, bridge, mj_data, backend):
+    """With joint limits on, the relaxed QP is the same problem without their rows: the same
+    torques as with the limits off (1e-9 N m, both solves exact), so they can never make the
+    controller give up. The left elbow is put 0.05 rad past its lower range end (-2.2 rad), moving
+    on at -1 rad/s, so its row would bind (it asks for at least +60 rad/s^2) if it were kept."""
+    with_limits, (q, v) = _impossible_controller(robot, bridge, mj_data, backend, "eiquadprog", joint_limit_horizon_s=0.05)
+    elbow = robot.joint_names.index("left_elbow")
+    q, v = q.copy(), v.copy()
+    q[7 + elbow], v[6 + elbow] = -2.25, -1.0
+    result = with_limits.compute(q, v)
+    lo, _ = with_limits.builder.joint_limits.acceleration_bounds(q[7:], v[6:])
+    assert lo[elbow] == pytest.approx(60.0)  # [rad/s^2]: (-2.2 + 2.25 + 2 T 1) / T^2, T = 0.05 s
+    without_limits, _ = _impossible_controller(robot, bridge, mj_data, backend, "eiquadprog")
+    reference = without_limits.compute(q, v)
+    assert reference.qdd[6 + elbow] < lo[elbow]  # the solution without the row breaks it
+    assert result.relaxed and reference.relaxed
+    assert with_limits.last_problem.G.shape[0] == without_limits.last_problem.G.shape[0] + 2 * robot.na
+    assert np.abs(result.tau - reference.tau).max() < 1e-9

@@ -36,14 +36,7 @@ from typing import Any
 import numpy as np
 
 from training.provenance import provenance
-from training.ray_sweep import (
-    SweepError,
-    TrainRun,
-    add_ray_arguments,
-    check_ray_arguments,
-    report_failures,
-    run_sweep,
-)
+from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
 from training.run_folder import finished
 
 MODES = ("wbc", "pd", "torque")
@@ -209,13 +202,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"ablation: {mode} seed {seed}: to train -> {run_dir}", flush=True)
         runs.append(TrainRun(f"{mode}/s{seed}", tuple(train_args(args, mode, seed, run_dir))))
-    try:
-        outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name="ablation")
-    except SweepError as err:
-        print(f"ablation: error: {err}", file=sys.stderr)
-        return 2
-    if report_failures(outcome, "ablation"):
-        return 1
+    failed = sweep_exit_code(runs, args, "ablation")
+    if failed:
+        return failed
 
     from training.config import parse_key_values
     from training.evaluate import evaluate

@@ -392,3 +392,15 @@ def report_failures(outcome: dict[str, str | None], program: str) -> int:
         )
         return 1
     return 0
+
+
+def sweep_exit_code(runs: list[TrainRun], args: argparse.Namespace, program: str) -> int:
+    """Run ``runs`` with the Ray arguments of ``args`` (:func:`add_ray_arguments`) and report:
+    0 when every run finished, 1 when some did not (each printed, :func:`report_failures`), 2 when
+    the sweep could not start (a :class:`SweepError`, printed as ``program: error: ...``)."""
+    try:
+        outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name=program)
+    except SweepError as err:
+        print(f"{program}: error: {err}", file=sys.stderr)
+        return 2
+    return report_failures(outcome, program)

@@ -54,14 +54,7 @@ import gymnasium as gym
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
 from training.provenance import provenance
-from training.ray_sweep import (
-    SweepError,
-    TrainRun,
-    add_ray_arguments,
-    check_ray_arguments,
-    report_failures,
-    run_sweep,
-)
+from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
 from training.run_folder import (
     BEST_DIR,
     COMMAND_FILE,
@@ -444,13 +437,9 @@ def train_seeds(args: argparse.Namespace, config_given: str | None) -> int:
             print(f"training: seed {seed}: done before, kept ({run_dir})", flush=True)
             continue
         runs.append(TrainRun(f"s{seed}", tuple(seed_run_args(args, config_given, seed, run_dir))))
-    try:
-        outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name="training")
-    except SweepError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    if report_failures(outcome, "training"):
-        return 1
+    failed = sweep_exit_code(runs, args, "training")
+    if failed:
+        return failed
     for seed, run_dir in plan.items():
         info = json.loads((run_dir / INFO_FILE).read_text())
         print(

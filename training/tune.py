@@ -33,14 +33,7 @@ import yaml
 from training.ablation import MODES, finished
 from training.ablation import train_args as ablation_train_args
 from training.provenance import provenance
-from training.ray_sweep import (
-    SweepError,
-    TrainRun,
-    add_ray_arguments,
-    check_ray_arguments,
-    report_failures,
-    run_sweep,
-)
+from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
 
 #: First reset seed of the tuning evaluations (the ablation evaluates from 100000).
 TUNE_EVAL_SEED = 200_000
@@ -151,13 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"tune: {mode} {args.param}={label}: to train -> {run_dir}", flush=True)
                 pending.append(TrainRun(f"{mode}/{label}", tuple(train_args(args, mode, value, run_dir))))
-    try:
-        outcome = run_sweep(pending, args.address, args.num_cpus, args.cpus_per_trial, name="tune")
-    except SweepError as err:
-        print(f"tune: error: {err}", file=sys.stderr)
-        return 2
-    if report_failures(outcome, "tune"):
-        return 1
+    failed = sweep_exit_code(pending, args, "tune")
+    if failed:
+        return failed
     runs: dict[str, dict[str, Any]] = {mode: {} for mode in args.modes}
     for mode in args.modes:
         for label in values:

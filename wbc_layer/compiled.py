@@ -225,8 +225,9 @@ class CompiledTick:
     def _compute_relaxed(self, solve_us: float):
         start = time.perf_counter()
         try:
-            n_hot = self.core.problem(False)[4].shape[0]  # the force rows; the joint-limit rows follow
-            problem = drop_inequalities(self.problem(with_torque_limits=True), n_hot, n_hot + self.n_joint_rows)
+            problem = self.problem(with_torque_limits=True)  # force, joint-limit, then 2 na torque rows
+            n_hot = problem.G.shape[0] - self.n_joint_rows - 2 * self.robot.na
+            problem = drop_inequalities(problem, n_hot, n_hot + self.n_joint_rows)
             solution, slack = solve_relaxed(problem, self._layout, self._contacts, self.slack_weight, self._relaxed_solver)
         except QPSolveError as err:
             return err.status, None, None, -1, solve_us, {}

@@ -91,8 +91,9 @@ class ControllerConfig:
             compiled core and the Python backend calls it there), ``"proxsuite"`` (iterative,
             warm-started from the last tick, solutions to ``eps_abs``) or ``"daqp"`` (another
             exact dual active set, through DAQP's Python API). Measured side by side in the
-            balance env (``benchmarks.controller_step``): eiquadprog's solve 1.2x faster than
-            proxsuite's at rest and 2.2x under a policy's moving references.
+            balance env (``benchmarks.controller_step``, docs/speed.md): the whole compiled tick
+            1.1x faster with eiquadprog than with proxsuite at rest, 1.8x under the shipped
+            policy's moving references.
         backend: ``"compiled"`` (default: the tick in C++, :mod:`wbc_layer.compiled`) or
             ``"python"`` (the readable reference, same formulation).
     """

@@ -65,11 +65,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import mujoco
 import numpy as np
+
+from humanoid_env.envs.kwargs import resolve_preset
 
 #: The standard deviations of :class:`StateEstimation` (noise and bias), with their units.
 NOISE_FIELDS = (
@@ -160,19 +162,7 @@ PRESETS: dict[str, StateEstimation] = {
 def state_estimation(value: Any) -> StateEstimation | None:
     """The ``estimation`` keyword: None (off), a preset name, a dict of :class:`StateEstimation`
     fields (the others 0, ``bias_time_constant_s`` 5 s), or a :class:`StateEstimation`."""
-    if value is None or isinstance(value, StateEstimation):
-        return value
-    if isinstance(value, str):
-        if value not in PRESETS:
-            raise ValueError(f"estimation must be None, one of {sorted(PRESETS)}, or a dict of settings; got {value!r}")
-        return PRESETS[value]
-    if isinstance(value, dict):
-        valid = [f.name for f in fields(StateEstimation)]
-        unknown = sorted(set(value) - set(valid))
-        if unknown:
-            raise ValueError(f"estimation: unknown setting(s) {unknown}; valid ones are: {', '.join(valid)}")
-        return StateEstimation(**value)
-    raise ValueError(f"estimation must be None, one of {sorted(PRESETS)}, or a dict of settings; got {value!r}")
+    return resolve_preset("estimation", value, StateEstimation, PRESETS, "setting")
 
 
 class GaussMarkovBias:

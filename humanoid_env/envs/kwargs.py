@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -61,3 +62,23 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return str(value)
+
+
+def resolve_preset(keyword: str, value: Any, cls: type, presets: Mapping[str, Any], item: str) -> Any:
+    """A preset-or-settings keyword (``randomise``, ``estimation``): None (off), a preset name, a
+    dict of ``cls``'s fields (dataclass) or a ``cls`` instance; ``item`` names a field in errors
+    ("range", "setting"). Anything else raises ``ValueError`` naming ``keyword`` and what is allowed."""
+    if value is None or isinstance(value, cls):
+        return value
+    allowed = f"{keyword} must be None, one of {sorted(presets)}, or a dict of {item}s; got {value!r}"
+    if isinstance(value, str):
+        if value not in presets:
+            raise ValueError(allowed)
+        return presets[value]
+    if isinstance(value, dict):
+        valid = [f.name for f in fields(cls)]
+        unknown = sorted(set(value) - set(valid))
+        if unknown:
+            raise ValueError(f"{keyword}: unknown {item}(s) {unknown}; valid ones are: {', '.join(valid)}")
+        return cls(**value)
+    raise ValueError(allowed)

@@ -28,13 +28,13 @@ maximum, so the drawn friction is written to every geom and applies to every con
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.kwargs import check_range, check_scalar
+from humanoid_env.envs.kwargs import check_range, check_scalar, resolve_preset
 
 
 @dataclass(frozen=True)
@@ -84,19 +84,7 @@ PRESETS: dict[str, PlantRandomisation] = {
 def plant_randomisation(value: Any) -> PlantRandomisation | None:
     """The ``randomise`` keyword: None (off), a preset name, a dict of
     :class:`PlantRandomisation` fields, or a :class:`PlantRandomisation`."""
-    if value is None or isinstance(value, PlantRandomisation):
-        return value
-    if isinstance(value, str):
-        if value not in PRESETS:
-            raise ValueError(f"randomise must be None, one of {sorted(PRESETS)}, or a dict of ranges; got {value!r}")
-        return PRESETS[value]
-    if isinstance(value, dict):
-        valid = [f.name for f in fields(PlantRandomisation)]
-        unknown = sorted(set(value) - set(valid))
-        if unknown:
-            raise ValueError(f"randomise: unknown range(s) {unknown}; valid ones are: {', '.join(valid)}")
-        return PlantRandomisation(**value)
-    raise ValueError(f"randomise must be None, one of {sorted(PRESETS)}, or a dict of ranges; got {value!r}")
+    return resolve_preset("randomise", value, PlantRandomisation, PRESETS, "range")
 
 
 class PlantRandomiser:

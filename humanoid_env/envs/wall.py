@@ -173,12 +173,10 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     The id stays ``-v0`` until a first release; changes of behaviour are listed here.
 
-    - 2026-11-30: the controller solves its QP exactly (``qp_solver`` default "eiquadprog", was
-      "proxsuite") and brakes moving contacts (``ControllerConfig.contact_damping`` = 20 /s,
-      was none). The nominal controller's push envelope rose from a worst cell of 30 % to 80 % of
-      the capture bound (``results/push_envelope``); the default pushes are unchanged, so they now
-      sit well inside what the nominal controller survives (re-calibrating them, and retraining the
-      shipped policy, waits for the controller's remaining changes).
+    - 2026-11-30: the controller changes of HumanoidWBC-v0's entry (exact QP solver, contact
+      damping). Here pushes away from the wall are survived up to 61 % of the feet-only capture
+      bound (was 23 %, ``results/push_envelope``); default pushes, and the shipped policy, unchanged
+      until the controller's remaining changes.
     """
 
     scene_xml = WALL_SCENE_XML
