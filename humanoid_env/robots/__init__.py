@@ -1,0 +1,1 @@
+"""One description per robot: model source, frames, feet, limits, controller settings."""
