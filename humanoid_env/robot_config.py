@@ -1,46 +1,36 @@
-"""Our robot's controller settings: the frame names, foot sizes and friction the WBC assumes.
+"""The default robot's settings (Hubo-lite, :data:`humanoid_env.robots.hubo_lite.HUBO_LITE`)
+under the names code used before robots became data, and the scenes' constants (wall, seesaw).
 
-The simulator's friction coefficient is 1.0 (see ``assets/robot.xml``); the controller assumes
-0.7 so that the forces it plans stay inside the real cone with a margin.
+Everything robot-specific lives in its :class:`~humanoid_env.robots.RobotDescription`; the
+functions here are that description's methods for the default robot. The simulator's friction
+coefficient is 1.0 (see ``assets/robot.xml``); the controller assumes 0.7 so that the forces it
+plans stay inside the real cone with a margin.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from humanoid_env.robots.hubo_lite import ASSETS, HUBO_LITE
 from wbc_layer import ContactConfig, ControllerConfig
 
-ASSETS = Path(__file__).resolve().parent / "assets"
-ROBOT_XML = ASSETS / "robot.xml"
-FLAT_SCENE_XML = ASSETS / "scene_flat.xml"
+ROBOT_XML = HUBO_LITE.mjcf_path()
+FLAT_SCENE_XML = HUBO_LITE.scene_path("flat")
 
 #: Friction coefficient the controller assumes at feet and hands (simulator: 1.0).
-CONTROLLER_FRICTION = 0.7
+CONTROLLER_FRICTION = HUBO_LITE.controller_friction
 #: Centre-of-pressure bounds the controller keeps [m]: 85% of the sole box (0.10 x 0.05 half
-#: sizes), so a planned CoP never sits on the edge of the soft simulated contact and tips it.
-FOOT_HALF_LENGTH = 0.085
-FOOT_HALF_WIDTH = 0.0425
+#: sizes, read from the model), so a planned CoP never sits on the edge of the soft simulated
+#: contact and tips it.
+FOOT_HALF_LENGTH, FOOT_HALF_WIDTH = HUBO_LITE.cop_half_sizes()
 
 
 def foot_contacts(min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
     """The two flat-foot contacts ``left_foot`` and ``right_foot`` at the sole sites."""
-    return tuple(
-        ContactConfig(
-            name=f"{side}_foot",
-            frame=f"{side}_sole",
-            kind="foot",
-            friction_coefficient=CONTROLLER_FRICTION,
-            min_normal_force=min_normal_force,
-            half_length=FOOT_HALF_LENGTH,
-            half_width=FOOT_HALF_WIDTH,
-        )
-        for side in ("left", "right")
-    )
+    return HUBO_LITE.foot_contacts(min_normal_force)
 
 
 def default_controller_config(**overrides) -> ControllerConfig:
     """Standing controller: both feet supporting, torso held upright."""
-    return ControllerConfig(contacts=foot_contacts(), torso_frame="torso").with_overrides(**overrides)
+    return HUBO_LITE.controller_config(**overrides)
 
 
 #: The wall scene (``assets/scene_wall.xml``): wall surface at ``y = WALL_SURFACE_Y`` [m], its
@@ -49,7 +39,7 @@ WALL_SCENE_XML = ASSETS / "scene_wall.xml"
 WALL_SURFACE_Y = -0.355
 WALL_NORMAL = (0.0, 1.0, 0.0)
 #: Radius of the hands' collision spheres [m] (sites ``<side>_hand`` at their centres).
-HAND_RADIUS = 0.035
+HAND_RADIUS = HUBO_LITE.hand_radius()
 
 
 def hand_contact(
@@ -68,17 +58,7 @@ def hand_contact(
     point's frame (default: the site ``<side>_hand`` at the sphere's centre; the wall env adds a
     frame on the sphere's surface, where MuJoCo's friction acts).
     """
-    return ContactConfig(
-        name=f"{side}_hand",
-        frame=frame or f"{side}_hand",
-        kind="point",
-        friction_coefficient=CONTROLLER_FRICTION,
-        min_normal_force=0.0,
-        max_normal_force=max_normal_force,
-        normal=tuple(float(x) for x in normal),
-        mode="controlled",
-        active=active,
-    )
+    return HUBO_LITE.hand_contact(f"{side}_hand", normal, max_normal_force, active, frame)
 
 
 #: The seesaw scene (``assets/scene_seesaw.xml``, *iCub Balancing on a Seesaw*): body ``SEESAW_BODY`` (frame origin at

@@ -12,7 +12,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
+from humanoid_env.robots import DEFAULT_ROBOT, RobotDescription, robot_description
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import ControllerConfig, QPSolveError, RobotModel, WholeBodyController
 
@@ -28,15 +28,20 @@ class WBCSimulation:
         fallbacks: number of steps that used gravity-compensation torques.
     """
 
-    def __init__(self, scene_xml: str | Path = FLAT_SCENE_XML, config: ControllerConfig | None = None):
-        self.model = mujoco.MjModel.from_xml_path(str(scene_xml))
+    def __init__(
+        self, scene_xml: str | Path | None = None, config: ControllerConfig | None = None, robot: str | RobotDescription = DEFAULT_ROBOT
+    ):
+        """``scene_xml``: default the robot's flat scene; ``config``: default the robot's standing
+        controller; ``robot``: a name of ``humanoid_env.robots.ROBOTS`` or a description."""
+        self.description = robot_description(robot)
+        self.model = mujoco.MjModel.from_xml_path(str(scene_xml or self.description.scene_path("flat")))
         self.data = mujoco.MjData(self.model)
         mujoco.mj_resetDataKeyframe(self.model, self.data, self.model.key("home").id)
         mujoco.mj_forward(self.model, self.data)
-        self.robot = RobotModel.from_mjcf(ROBOT_XML)
+        self.robot = RobotModel.from_mjcf(self.description.mjcf_path())
         self.bridge = SimBridge(self.model, self.robot.joint_names)
         self.robot.update(*self.state())
-        self.controller = WholeBodyController(self.robot, config or default_controller_config())
+        self.controller = WholeBodyController(self.robot, config or self.description.controller_config())
         self.fallbacks = 0
 
     def state(self) -> tuple[np.ndarray, np.ndarray]:

@@ -43,7 +43,7 @@ def test_off_is_bit_for_bit_the_code_before_the_estimator(name):
     for key in ("obs", "reward", "tau"):
         assert np.allclose(off[key], recorded[f"{name}_{key}"], rtol=0.0, atol=1e-9), key
     env = gym.make(ENVS[name])
-    assert env.unwrapped.estimator is None and env.unwrapped.actuation is None
+    assert env.unwrapped.estimator is None and env.unwrapped.actuation_delay is None
     assert "estimate" not in env.reset(seed=0)[1]
 
 

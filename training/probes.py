@@ -8,8 +8,9 @@ the task's metrics (:mod:`training.metrics`)::
 
     python -m training.probes --env HumanoidWBCSeesaw-v0 --episodes 8 --seed 1000 [--json out.json]
 
-Probes of ``HumanoidWBCSeesaw-v0`` (wbc mode; action ``a[1]`` moves the CoM reference by
-``a[1] * 0.04`` m laterally, ``a[3]`` shifts the left foot's share of the normal force):
+Probes of ``HumanoidWBCSeesaw-v0`` (wbc mode; the action's ``com_offset`` block moves the CoM
+reference, ``y`` by ``a * 0.04`` m; its ``foot_force_share`` block shifts the left foot's share
+of the normal force; see the env's ``action_structure``):
 
 - ``nominal``: zero action (the coupled WBC and its capture-point board law).
 - ``center``: cancel the task's lateral CoM target (offset = nominal - target), so the CoM stays
@@ -54,7 +55,7 @@ def _lateral_offset(env, offset_y: float) -> np.ndarray:
     """Action moving the CoM reference by ``offset_y`` [m] laterally (clipped to the action range)."""
     action = np.zeros(env.action_space.shape)
     scale = env.com_offset_high[1] if offset_y >= 0 else -env.com_offset_low[1]
-    action[1] = np.clip(offset_y / scale, -1.0, 1.0)
+    env.actuation.blocks(action)["com_offset"][1] = np.clip(offset_y / scale, -1.0, 1.0)
     return action
 
 
@@ -69,7 +70,7 @@ def _lateral_capture_point_error(env) -> float:
 def _share_on_tilt(gain: float) -> ProbePolicy:
     def probe(env) -> np.ndarray:
         action = np.zeros(env.action_space.shape)
-        action[3] = np.clip(gain * env.board_angle(), -1.0, 1.0)
+        env.actuation.blocks(action)["foot_force_share"][0] = np.clip(gain * env.board_angle(), -1.0, 1.0)
         return action
 
     return probe

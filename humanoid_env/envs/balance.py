@@ -28,6 +28,9 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ## Action space (``Box(-1, 1, (k,), float32)``)
 
     Out-of-range values are **clipped** to [-1, 1]; NaN/inf or a wrong shape raise ``ValueError``.
+    The layout is ``env.action_structure`` (block name -> size, in order: ``com_offset`` 3,
+    ``foot_force_share`` 1 in wbc mode; ``joint_torques`` or ``joint_targets`` na otherwise);
+    ``env.actuation.blocks(a)`` cuts an action into its blocks.
 
     | mode | k | meaning |
     |------|---|---------|
@@ -146,7 +149,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ## Arguments
 
     Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
-    ``render_height`` = 360 [px], ``push_body`` = "torso", ``qp_solver`` = "eiquadprog" (or
+    ``render_height`` = 360 [px], ``robot`` = "hubo_lite" (a name of ``humanoid_env.robots.ROBOTS``
+    or a :class:`~humanoid_env.robots.RobotDescription`: the model, frames, home posture and
+    controller settings; sizes of action and observation follow from it), ``push_body`` = None
+    (the robot's push body: Hubo-lite's "torso"), ``qp_solver`` = "eiquadprog" (or
     "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
     "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False
     (see info), ``randomise`` = None (plant mismatch: the simulated robot's link masses and CoMs,
@@ -174,6 +180,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
       the capture bound (``results/push_envelope``); the default pushes are unchanged, so they now
       sit well inside what the nominal controller survives (re-calibrating them, and retraining the
       shipped policy, waits for the controller's remaining changes).
+    - 2026-12-01: robots are data: the ``robot`` keyword (default "hubo_lite"), ``push_body``
+      default None (the robot's: "torso"), ``env.action_structure``. No change of behaviour: the
+      same seeds give the same trajectories bit for bit in all three action modes (checked on the
+      three envs, 60 steps each).
     """
 
     DEFAULTS = BALANCE_DEFAULTS

@@ -1,8 +1,11 @@
 """Base of the humanoid-wbc environments: scene, physics loop, WBC, action modes, pushes.
 
-Subclasses (balance, wall, seesaw) choose the scene (:attr:`scene_xml`), extend
-:attr:`DEFAULTS`, move the CoM target (:meth:`_update_task`) and may add reward terms
-(:meth:`_reward_terms`) and metrics to ``info`` (:meth:`_task_info`).
+Subclasses (balance, wall, seesaw) choose the scene (:attr:`scene`), extend :attr:`DEFAULTS`
+and the wbc-mode action (:attr:`wbc_action_structure`), move the CoM target
+(:meth:`_update_task`) and may add reward terms (:meth:`_reward_terms`) and metrics to ``info``
+(:meth:`_task_info`). What is robot-specific comes from the ``robot`` keyword's
+:class:`~humanoid_env.robots.RobotDescription`; what is mode-specific from the action mode's
+:class:`~humanoid_env.envs.actuation.Actuation`.
 
 One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz policy). In
 ``action_mode="wbc"`` the whole-body controller computes the torques at every physics step.
@@ -18,15 +21,16 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
+from humanoid_env.envs.actuation import Actuation, PDActuation, TorqueActuation, WbcActuation
 from humanoid_env.envs.estimation import ActuationDelay, StateEstimator, state_estimation
 from humanoid_env.envs.kwargs import check_choice, check_range, check_scalar, check_vector, resolve_kwargs
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
 from humanoid_env.envs.rendering import SceneRenderer
 from humanoid_env.envs.sensing import ContactSensor
-from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
+from humanoid_env.robots import DEFAULT_ROBOT, FEET, RobotDescription, robot_description
 from humanoid_env.sim_bridge import SimBridge
-from wbc_layer import QPSolveError, RobotModel, WholeBodyController
+from wbc_layer import ControllerConfig, RobotModel, WholeBodyController
 from wbc_layer.config import BACKENDS, QP_SOLVERS
 
 if TYPE_CHECKING:
@@ -34,12 +38,12 @@ if TYPE_CHECKING:
 
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
-FEET = ("left_foot", "right_foot")
 _BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
 
 #: Keyword arguments shared by every environment, with their defaults (see the subclasses'
 #: docstrings for the full table).
 BASE_DEFAULTS: dict[str, Any] = {
+    "robot": DEFAULT_ROBOT,
     "action_mode": "wbc",
     "render_mode": None,
     "render_width": 480,
@@ -51,7 +55,7 @@ BASE_DEFAULTS: dict[str, Any] = {
     "push_duration_s": 0.1,
     "push_interval_s": (2.0, 4.0),
     "push_direction_deg": None,
-    "push_body": "torso",
+    "push_body": None,  # None: the robot description's push body
     # wbc-mode reference decoding
     "com_offset_low_m": (-0.04, -0.04, -0.05),
     "com_offset_high_m": (0.04, 0.04, 0.01),
@@ -98,14 +102,15 @@ class HumanoidWBCBaseEnv(gym.Env):
     """Common machinery; see :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` for the spec."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
-    #: the MuJoCo scene (robot + world); it must hold a keyframe named ``home``.
-    scene_xml: Path = FLAT_SCENE_XML
+    #: the scene (one of ``humanoid_env.robots.SCENES``); the robot description gives its MJCF,
+    #: which must hold a keyframe named ``home``.
+    scene: str = "flat"
     #: keyword arguments and their defaults; subclasses extend it.
     DEFAULTS: dict[str, Any] = BASE_DEFAULTS
     #: name used in error messages.
     env_name = "HumanoidWBC"
-    #: size of the action in ``action_mode="wbc"`` (subclasses with more references raise it).
-    wbc_action_size: int = 4
+    #: the action's blocks in ``action_mode="wbc"`` (name -> size; subclasses add references).
+    wbc_action_structure: dict[str, int] = {"com_offset": 3, "foot_force_share": 1}
     #: contact name -> MuJoCo geom measured into ``info["contact_forces"]``.
     sensed_contacts: dict[str, str] = {name: name for name in FEET}
     #: task-specific observation blocks (name -> size), appended after ``previous_action``;
@@ -120,13 +125,17 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.action_mode: str = cfg["action_mode"]
         self.render_mode = cfg["render_mode"]
         self.frame_skip = int(cfg["frame_skip"])
+        #: the robot (frames, feet, home posture, controller settings).
+        self.description: RobotDescription = robot_description(cfg["robot"])
+        #: the scene's MJCF (robot + world).
+        self.scene_xml: Path = self.description.scene_path(self.scene)
 
         self.model = mujoco.MjModel.from_xml_path(str(self.scene_xml))
         self.data = mujoco.MjData(self.model)
         self.dt_physics = float(self.model.opt.timestep)
         self.dt = self.dt_physics * self.frame_skip
         self.metadata = {**self.metadata, "render_fps": int(round(1.0 / self.dt))}
-        self.robot = RobotModel.from_mjcf(ROBOT_XML)
+        self.robot = RobotModel.from_mjcf(self.description.mjcf_path())
         self.bridge = SimBridge(self.model, self.robot.joint_names)
         self.na = len(self.robot.joint_names)
         self.sensor = ContactSensor(self.model, dict(self.sensed_contacts))
@@ -134,11 +143,12 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.home_key = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, "home")
         if self.home_key < 0:
             raise ValueError(f"{self.scene_xml} has no keyframe named 'home'")
-        self.root_body = int(self.model.jnt_bodyid[mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, "root")])
-        self.push_body = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, cfg["push_body"])
+        self.root_body = int(self.model.jnt_bodyid[self._joint_id(self.description.root_joint)])
+        push_body = cfg["push_body"] if cfg["push_body"] is not None else self.description.push_body
+        self.push_body = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, push_body)
         if self.push_body < 0:
-            raise ValueError(f"push_body {cfg['push_body']!r} is not a body of the scene")
-        self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, f"{s}_sole") for s in ("left", "right")]
+            raise ValueError(f"push_body {push_body!r} is not a body of the scene")
+        self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, self.description.feet[f].site) for f in FEET]
         ranges = plant_randomisation(cfg["randomise"])
         #: draws the simulated robot's physics per episode (None: the nominal model, untouched).
         self.plant = PlantRandomiser(self.model, self.root_body, self.bridge.actuator_ids, ranges) if ranges else None
@@ -151,7 +161,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             if settings else None
         )  # fmt: skip
         #: torques applied ``actuation_delay_steps`` physics steps late (None: at once).
-        self.actuation = ActuationDelay(settings.actuation_delay_steps) if settings and settings.actuation_delay_steps else None
+        self.actuation_delay = ActuationDelay(settings.actuation_delay_steps) if settings and settings.actuation_delay_steps else None
         self._estimate_data = mujoco.MjData(self.model) if settings else None
 
         # Nominal standing posture and CoM (the home keyframe, without noise).
@@ -164,8 +174,6 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._decoded_action: np.ndarray | None = None
         self.joint_low = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 0].copy()
         self.joint_high = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 1].copy()
-        self.pd_kp = cfg["pd_kp_per_nm"] * self.torque_max
-        self.pd_kd = cfg["pd_kd_s"] * self.pd_kp
 
         self.com_offset_low = np.asarray(cfg["com_offset_low_m"], dtype=float)
         self.com_offset_high = np.asarray(cfg["com_offset_high_m"], dtype=float)
@@ -176,7 +184,11 @@ class HumanoidWBCBaseEnv(gym.Env):
             direction_deg=cfg["push_direction_deg"],
         )
 
-        action_size = self.wbc_action_size if self.action_mode == "wbc" else self.na
+        #: turns actions into torques (one object per action mode).
+        self.actuation: Actuation = self._make_actuation()
+        #: the action's blocks (name -> size), in order.
+        self.action_structure: dict[str, int] = self.actuation.structure
+        action_size = self.actuation.size
         self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(action_size,), dtype=np.float32)
         self.observation_structure: dict[str, int] = {
             "base_height": 1,
@@ -245,7 +257,19 @@ class HumanoidWBCBaseEnv(gym.Env):
             check_scalar(name, cfg[name], 0.0)
 
     def _joint_id(self, name: str) -> int:
-        return mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        joint = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if joint < 0:
+            raise ValueError(f"{self.scene_xml} has no joint named {name!r} (robot {self.description.name!r})")
+        return joint
+
+    def _make_actuation(self) -> Actuation:
+        """The action mode's :class:`~humanoid_env.envs.actuation.Actuation`."""
+        makers = {
+            "wbc": lambda: WbcActuation(self.wbc_action_structure),
+            "torque": lambda: TorqueActuation(self.na),
+            "pd": lambda: PDActuation(self.torque_max, self.config),
+        }
+        return makers[self.action_mode]()
 
     def _reset_state_variables(self) -> None:
         self._step_contact_slack = 0.0
@@ -279,16 +303,15 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._reset_task()
         if self.estimator is not None:  # its own generator, spawned: the env's draws stay as without it
             self.estimator.reset(self.np_random.spawn(1)[0], d)
-        if self.actuation is not None:
-            self.actuation.reset()
-        if self.action_mode == "wbc":
-            self._build_controller()
+        if self.actuation_delay is not None:
+            self.actuation_delay.reset()
+        self.actuation.reset(self)
         if self.scenario is not None:
             self.scenario.reset(self)
-        self._update_references(0.0)
+        self.actuation.update_references(self, 0.0, None)
         obs = self._observation()
         self._last_obs = obs
-        return obs.copy(), self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=None)
+        return obs.copy(), self._info(status=self.actuation.step_status(0), fallbacks=0, solve_us=None)
 
     def step(self, action):
         action = self._check_action(action)
@@ -308,15 +331,15 @@ class HumanoidWBCBaseEnv(gym.Env):
             d.xfrc_applied[self.push_body, :3] = self.pushes.update(self.np_random, time)
             if self.estimator is not None:
                 self.estimator.update(d)  # the state the controller sees at this physics step
-            self._update_references(self.dt_physics, action)
-            if self.scenario is not None and self.action_mode == "wbc":
+            self.actuation.update_references(self, self.dt_physics, action)
+            if self.scenario is not None and self.actuation.drives_controller:
                 self.scenario.update_controller(self, time, self.dt_physics)
-            tau, status, solve_us = self._torques(action)
+            tau, status, solve_us = self.actuation.torques(self, action)
             statuses.append(status)
             solve_times.append(solve_us)
             self.last_tau_computed = tau
-            if self.actuation is not None:
-                tau = self.actuation.push(tau)  # the torque computed actuation_delay_steps ago
+            if self.actuation_delay is not None:
+                tau = self.actuation_delay.push(tau)  # the torque computed actuation_delay_steps ago
             relative = tau * self._inverse_torque_max
             effort += float(relative @ relative) / relative.size
             self.last_tau = tau
@@ -342,7 +365,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             reward += value
         self.previous_action = action.copy()
         fallbacks = statuses.count("fallback")
-        status = "off" if self.action_mode != "wbc" else ("fallback" if fallbacks else "solved")
+        status = self.actuation.step_status(fallbacks)
         info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None, statuses.count("relaxed"))
         info.update({f"reward_{name}": value for name, value in terms.items()})
         if self.render_mode == "human":
@@ -383,27 +406,33 @@ class HumanoidWBCBaseEnv(gym.Env):
         """A fresh controller per episode (no warm start carried across episodes: determinism)."""
         q_home, v_zero = self._home_pinocchio()
         self.robot.update(q_home, v_zero)
-        self.controller = WholeBodyController(self.robot, default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]))
+        self.controller = WholeBodyController(self.robot, self.controller_config())
+
+    def controller_config(self) -> ControllerConfig:
+        """The WBC's configuration: the robot's standing controller with the env's solver settings."""
+        return self.description.controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"])
 
     def _home_pinocchio(self) -> tuple[np.ndarray, np.ndarray]:
         qpos = self.model.key_qpos[self.home_key].copy()
         return self.bridge.to_pinocchio(qpos, np.zeros(self.model.nv))
 
     def _decode_wbc_action(self, action: np.ndarray) -> tuple[np.ndarray, float]:
-        """Action (4,) in [-1, 1] -> (CoM offset (3,) [m], left-foot force share [-]).
+        """Action in [-1, 1] -> (CoM offset (3,) [m], left-foot force share [-]), from its blocks
+        ``com_offset`` and ``foot_force_share``.
 
         Each axis maps 0 -> 0 and +-1 -> the high/low bound (piecewise linear, so the bounds may
         be asymmetric); the share maps 0 -> 0.5 and +-1 -> the ends of ``force_share_range``.
         """
-        offset = np.where(action[:3] >= 0, action[:3] * self.com_offset_high, -action[:3] * self.com_offset_low)
+        blocks = self.actuation.blocks(action)
+        com, a_share = blocks["com_offset"], float(blocks["foot_force_share"][0])
+        offset = np.where(com >= 0, com * self.com_offset_high, -com * self.com_offset_low)
         lo, hi = self.config["force_share_range"]
-        share = 0.5 + (action[3] * (hi - 0.5) if action[3] >= 0 else -action[3] * (lo - 0.5))
+        share = 0.5 + (a_share * (hi - 0.5) if a_share >= 0 else -a_share * (lo - 0.5))
         return offset, float(share)
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
-        """Rate-limit the decoded references towards the action's and hand them to the WBC."""
-        if self.action_mode != "wbc":
-            return
+        """Rate-limit the decoded references towards the action's and hand them to the WBC
+        (wbc mode only: :class:`~humanoid_env.envs.actuation.WbcActuation` calls it)."""
         if action is not None:
             if action is not self._decoded_action:  # the same action for every physics step of a step
                 self._decoded, self._decoded_action = self._decode_wbc_action(action), action
@@ -430,31 +459,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _force_targets(self) -> dict[str, float]:
         """Contact name -> normal-force target [N] (wbc mode), from the left-foot share."""
-        if self.action_mode != "wbc":
-            return {}
         return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
-
-    def _torques(self, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        """(tau (na,) [N m], status, solve time [us]) for the current physics step, from the state
-        the controller sees (:meth:`_sensed_state`)."""
-        if self.action_mode == "torque":
-            return action * self.torque_max, "off", 0.0
-        qpos, qvel = self._sensed_state()
-        if self.action_mode == "pd":
-            q = qpos[self.bridge.joint_qpos]
-            qd = qvel[self.bridge.joint_dof]
-            target = np.clip(self.q_home + action * self.config["pd_action_scale_rad"], self.joint_low, self.joint_high)
-            tau = self.pd_kp * (target - q) - self.pd_kd * qd
-            return np.clip(tau, -self.torque_max, self.torque_max), "off", 0.0
-        q, v = self.bridge.to_pinocchio(qpos, qvel)
-        try:
-            result = self._compute_wbc(q, v)
-            if result.relaxed:  # the rigid-contact QP had no solution; the contacts gave way
-                self._step_contact_slack = max(self._step_contact_slack, result.contact_slack_norm)
-                return result.tau, "relaxed", float(result.solve_time_us)
-            return result.tau, "solved", float(result.solve_time_us)
-        except QPSolveError:  # compute() updated the controller's model at (q, v) before failing
-            return self.controller.gravity_compensation_torques(), "fallback", 0.0
 
     def _sensed_state(self) -> tuple[np.ndarray, np.ndarray]:
         """``(qpos (nq,), qvel (nv,))`` of the scene as the controller sees it, in MuJoCo's layout:
@@ -605,7 +610,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             "com_ref": self.com_target.copy(),
             "wbc_com_reference": self.wbc_com_reference.copy(),
             "contact_forces": forces,
-            "contact_force_targets": self._force_targets(),
+            "contact_force_targets": self.actuation.force_targets(self),
             "wbc_status": status,
             "wbc_fallbacks": int(fallbacks),
             "wbc_relaxed": int(relaxed),

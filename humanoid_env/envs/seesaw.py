@@ -9,18 +9,16 @@ import mujoco
 import numpy as np
 
 from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
-from humanoid_env.envs.base import FEET, low_pass_gain
+from humanoid_env.envs.base import low_pass_gain
 from humanoid_env.envs.kwargs import check_choice, check_scalar
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.robot_config import (
     SEESAW_BODY,
     SEESAW_ROLLING_EQUALITY,
-    SEESAW_SCENE_XML,
     SEESAW_SLIDE_JOINT,
     SEESAW_TILT_JOINT,
-    default_controller_config,
-    foot_contacts,
 )
+from humanoid_env.robots import FEET
 from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody, WholeBodyController
 
 SEESAW_MODELS = ("coupled", "rigid")
@@ -32,8 +30,6 @@ SEESAW_DEFAULTS: dict[str, Any] = {
     # the controller's model of the board
     "seesaw_model": "coupled",
     "seesaw_damping_nms": 0.0,
-    # DAQP's exact solutions: with proxsuite's (1e-9 tolerance) a 1e-16 difference grew to 0.1
-    # within 5 env steps under random actions; the scripted results are the same with both.
     # coupled model: the board-tilt law (capture point) and the QP weights it needs
     "board_balance_gain": 1.5,
     "board_task_weight": 1000.0,
@@ -225,16 +221,18 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
       the shipped policy, unchanged until the controller's remaining changes.
     """
 
-    scene_xml = SEESAW_SCENE_XML
+    scene = "seesaw"
     DEFAULTS = SEESAW_DEFAULTS
     env_name = "HumanoidWBCSeesaw-v0"
     task_observation_structure = {"board": 2}
     sensed_contacts = {name: name for name in FEET}
 
     @property
-    def wbc_action_size(self) -> int:
-        """4 (as HumanoidWBC-v0), or 5 with ``board_tilt_action_rad`` > 0 (``a[4]``: board-tilt offset)."""
-        return 5 if self.config["board_tilt_action_rad"] > 0 else 4
+    def wbc_action_structure(self) -> dict[str, int]:
+        """HumanoidWBC-v0's blocks, plus ``board_tilt`` (1, ``a[4]``: the board-tilt offset) with
+        ``board_tilt_action_rad`` > 0."""
+        extra = {"board_tilt": 1} if self.config["board_tilt_action_rad"] > 0 else {}
+        return {**HumanoidBalanceEnv.wbc_action_structure, **extra}
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
@@ -315,10 +313,10 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     def controller_config(self) -> ControllerConfig:
         """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``)."""
-        config = default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"])
+        config = super().controller_config()
         if self.seesaw_model == "coupled":
             cfg = self.config
-            contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in foot_contacts())
+            contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in self.description.foot_contacts())
             config = config.with_overrides(
                 contacts=contacts, com_weight=cfg["coupled_com_weight"], body_rest_weight=cfg["board_task_weight"],
                 body_rest_kp=cfg["board_task_kp"], body_rest_kd=cfg["board_task_kd"],
@@ -338,14 +336,14 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
         super()._update_references(dt, action)
-        if self.action_mode == "wbc" and self.seesaw_model == "coupled":
+        if self.seesaw_model == "coupled":
             # The task's (smooth) target only: the policy's offset enters the law as a position.
             velocity = self.com_target_velocity[1]
             if dt > 0:
                 self._reference_acceleration = (velocity - self._reference_velocity) / dt
             self._reference_velocity = velocity
-            if action is not None and self.wbc_action_size == 5:
-                self._update_board_offset(float(action[4]), dt)
+            if action is not None and "board_tilt" in self.action_structure:
+                self._update_board_offset(float(self.actuation.blocks(action)["board_tilt"][0]), dt)
             limit = self.board_target_limit
             self.board_target = float(np.clip(self.board_balance_target() + self.board_offset, -limit, limit))
             self.controller.task(f"rest_{SEESAW_BODY}").set_target([self.board_target])

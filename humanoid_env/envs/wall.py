@@ -7,17 +7,11 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.base import BASE_DEFAULTS, FEET, HumanoidWBCBaseEnv
+from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
 from humanoid_env.envs.kwargs import check_range, check_scalar
-from humanoid_env.robot_config import (
-    HAND_RADIUS,
-    WALL_NORMAL,
-    WALL_SCENE_XML,
-    WALL_SURFACE_Y,
-    default_controller_config,
-    foot_contacts,
-    hand_contact,
-)
+from humanoid_env.robot_config import WALL_NORMAL
+from humanoid_env.robots import FEET, RobotDescription
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.scenarios.base import min_jerk
 from wbc_layer import ControllerConfig, FramePositionTask, QPSolveError, RobotModel, WholeBodyController
 
@@ -50,9 +44,11 @@ WALL_DEFAULTS: dict[str, Any] = {
     "hand_force_sigma_n": 5.0,
 }
 
-#: Joints left without reset noise: they place the hand on the wall.
-NOISE_FREE_JOINTS = ("waist_yaw", "waist_roll", "waist_pitch", "right_shoulder_pitch", "right_shoulder_roll",
-                     "right_shoulder_yaw", "right_elbow")
+#: Joint groups (of the robot description) left without reset noise: they place the hand on the wall.
+NOISE_FREE_GROUPS = ("waist", "right_arm")
+#: The wall's geom in the wall scene, and a site on its surface (facing the robot, normal +y).
+WALL_GEOM = "wall"
+WALL_SURFACE_SITE = "wall_surface"
 
 #: Settling phase at construction [s]: hand approach, force ramp, hold.
 SETTLE_APPROACH_S = 0.6
@@ -65,19 +61,21 @@ SETTLE_PENETRATION_M = 0.003
 #: controller's). With the hand held on the wall the arm keeps one free motion (rolling the hand
 #: about its contact point); a stiff posture task keeps planning accelerations along it that
 #: the simulated wall resists, which biases the hand force and the CoM. 0: the arm's posture
-#: task only damps (kd kept).
+#: task only damps (kd kept). Applies to the robot description's ``right_arm`` joint group.
 RIGHT_ARM_POSTURE_KP = 0.0
-RIGHT_ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_shoulder_yaw", "right_elbow")
 
 #: Settled start states (qpos, contact-point offset), per settling settings (once per process).
 _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def wall_controller_config(hand_max_force_n: float = 60.0, hand_active: bool = True, **overrides: Any) -> ControllerConfig:
+def wall_controller_config(
+    hand_max_force_n: float = 60.0, hand_active: bool = True, description: RobotDescription = HUBO_LITE, **overrides: Any
+) -> ControllerConfig:
     """Feet supporting (flat), right hand controlled (point contact at :data:`HAND_CONTACT_FRAME`,
-    wall normal +y). The robot model needs that frame: :func:`robot_with_hand_contact_frame`."""
-    hand = hand_contact("right", WALL_NORMAL, hand_max_force_n, active=hand_active, frame=HAND_CONTACT_FRAME)
-    return default_controller_config(contacts=(*foot_contacts(), hand), **overrides)
+    wall normal +y), for the robot ``description``. The robot model needs that frame:
+    :func:`robot_with_hand_contact_frame`."""
+    hand = description.hand_contact(HAND, WALL_NORMAL, hand_max_force_n, active=hand_active, frame=HAND_CONTACT_FRAME)
+    return description.controller_config(contacts=(*description.foot_contacts(), hand), **overrides)
 
 
 def robot_with_hand_contact_frame(robot: RobotModel, offset: np.ndarray) -> RobotModel:
@@ -179,10 +177,10 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
       until the controller's remaining changes.
     """
 
-    scene_xml = WALL_SCENE_XML
+    scene = "wall"
     DEFAULTS = WALL_DEFAULTS
     env_name = "HumanoidWBCWall-v0"
-    wbc_action_size = 5
+    wbc_action_structure = {"com_offset": 3, "hand_force": 1, "foot_force_share": 1}
     sensed_contacts = {**{name: name for name in FEET}, HAND: HAND}
     task_observation_structure = {"hand_force": 3, "hand_force_command": 1}
 
@@ -191,7 +189,11 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self.wall_normal = np.asarray(WALL_NORMAL, dtype=float)
         self._hand_site = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, HAND)
         self._hand_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, HAND)
-        self._wall_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "wall")
+        self._wall_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, WALL_GEOM)
+        #: radius of the right hand's sphere [m] (the robot's geom).
+        self.hand_radius = self.description.hand_radius(HAND)
+        #: the wall's surface, ``y`` [m] (world; the scene's site on it).
+        self.wall_surface_y = float(self.model.site(WALL_SURFACE_SITE).pos[1])
         self._robot_plain = self.robot
         settled, offset = self._settled_state()
         #: (3,) the contact point's offset from the hand's centre, forearm axes [m].
@@ -203,7 +205,8 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         mujoco.mj_forward(self.model, self.data)
         self.q_home = self.data.qpos[self.bridge.joint_qpos].copy()
         self.com_nominal = self.data.subtree_com[self.root_body].copy()
-        self._noise_free = np.array([self.robot.joint_names.index(n) for n in NOISE_FREE_JOINTS])
+        groups = self.description.joint_groups
+        self._noise_free = np.array([self.robot.joint_names.index(n) for g in NOISE_FREE_GROUPS for n in groups[g]])
         self._reset_state_variables()
 
     # -- configuration --------------------------------------------------------------------
@@ -229,7 +232,9 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     def controller_config(self, hand_active: bool = True) -> ControllerConfig:
         """The WBC's configuration: feet supporting, right hand controlled."""
-        return wall_controller_config(self.config["hand_force_max_n"], hand_active, qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"])
+        return wall_controller_config(
+            self.config["hand_force_max_n"], hand_active, self.description, qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]
+        )
 
     def _build_controller(self) -> None:
         """A fresh controller per episode, hand contact on (the start state touches the wall)."""
@@ -237,7 +242,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self.robot.update(q_home, v_zero)
         self.controller = WholeBodyController(self.robot, self.controller_config())
         kp = np.full(self.robot.na, float(self.controller.config.posture_kp))
-        kp[[self.robot.joint_names.index(n) for n in RIGHT_ARM]] = RIGHT_ARM_POSTURE_KP
+        kp[[self.robot.joint_names.index(n) for n in self.description.joint_groups["right_arm"]]] = RIGHT_ARM_POSTURE_KP
         self.controller.posture_task.kp = kp
 
     # -- settling -------------------------------------------------------------------------
@@ -261,7 +266,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
                 break
         rotation = d.site_xmat[self._hand_site].reshape(3, 3)
         local = rotation.T @ direction
-        return HAND_RADIUS * local / np.linalg.norm(local)
+        return self.hand_radius * local / np.linalg.norm(local)
 
     def _settle(self) -> tuple[np.ndarray, np.ndarray]:
         """Bring the right hand onto the wall with the WBC; return the settled ``qpos`` and the
@@ -272,12 +277,12 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
         robot = self._robot_plain
         robot.update(q, v)
-        controller = WholeBodyController(robot, default_controller_config(qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]))
+        controller = WholeBodyController(robot, super().controller_config())
         approach = FramePositionTask("hand_approach", 100.0, kp=100.0, kd=20.0, frame=HAND)
         controller.add_task(approach)
         start = d.site_xpos[self._hand_site].copy()
         goal = start.copy()
-        goal[1] = WALL_SURFACE_Y + HAND_RADIUS - SETTLE_PENETRATION_M
+        goal[1] = self.wall_surface_y + self.hand_radius - SETTLE_PENETRATION_M
         dt = self.dt_physics
         weight = self.config["hand_force_weight"]
         force = float(self.config["settle_force_n"])
@@ -328,7 +333,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self._hand_force_measured = self._hand_normal_force()
         obs = self._observation()
         self._last_obs = obs
-        info = self._info(status="off" if self.action_mode != "wbc" else "solved", fallbacks=0, solve_us=None)
+        info = self._info(status=self.actuation.step_status(0), fallbacks=0, solve_us=None)
         return obs.copy(), info
 
     # -- the task -------------------------------------------------------------------------
@@ -363,21 +368,16 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self.hand_force_command += float(np.clip(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step))
 
     # -- references -----------------------------------------------------------------------
-    def _decode_wbc_action(self, action: np.ndarray) -> tuple[np.ndarray, float]:
-        """CoM offset from ``a[0:3]``, left-foot share from ``a[4]`` (``a[3]`` is the hand force)."""
-        return super()._decode_wbc_action(action[[0, 1, 2, 4]])
-
     def _decode_hand_force(self, action: np.ndarray) -> float:
         """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
         fmax = self.config["hand_force_max_n"]
+        a = float(self.actuation.blocks(action)["hand_force"][0])
         if self.config["reference_feedforward"]:
             authority = self.config["hand_force_action_n"]
-            return float(np.clip(self.hand_force_command + action[3] * authority, 0.0, fmax))
-        return float((action[3] + 1.0) * 0.5 * fmax)
+            return float(np.clip(self.hand_force_command + a * authority, 0.0, fmax))
+        return float((a + 1.0) * 0.5 * fmax)
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
-        if self.action_mode != "wbc":
-            return
         cfg = self.config
         if action is not None:
             max_step = cfg["hand_force_rate_limit_nps"] * dt
@@ -395,10 +395,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         self.controller.set_force_target(HAND, target, weight=cfg["hand_force_weight"])
 
     def _force_targets(self) -> dict[str, float]:
-        targets = super()._force_targets()
-        if self.action_mode == "wbc":
-            targets[HAND] = self.hand_force_target
-        return targets
+        return {**super()._force_targets(), HAND: self.hand_force_target}
 
     # -- observation, reward, termination, info -------------------------------------------
     def _task_observation(self) -> dict[str, np.ndarray]:
@@ -434,7 +431,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
             "com_goal": self.com_goal.copy(),
             "hand_force_n": float(self._hand_force_measured),
             "hand_force_command_n": float(self.hand_force_command),
-            "hand_force_target_n": float(self.hand_force_target) if self.action_mode == "wbc" else 0.0,
+            "hand_force_target_n": float(self.hand_force_target) if self.actuation.drives_controller else 0.0,
             "hand_force_correction_n": float(self.hand_force_correction),
             "hand_in_contact": bool(self._hand_force_measured >= self.config["hand_contact_min_force_n"]),
             "hand_contact_lost_s": float(self.hand_contact_lost_s),

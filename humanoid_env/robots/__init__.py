@@ -1,1 +1,32 @@
-"""One description per robot: model source, frames, feet, limits, controller settings."""
+"""One description per robot: model source, frames, feet, limits, controller settings.
+
+``robot_description(name)`` gives the description the envs' ``robot`` keyword names;
+:data:`ROBOTS` lists them. ``docs/robots.md`` shows how to add one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from humanoid_env.robots.description import FEET, HANDS, SCENES, Limb, RobotDescription
+from humanoid_env.robots.hubo_lite import HUBO_LITE
+
+#: The robot the envs use when none is named.
+DEFAULT_ROBOT = "hubo_lite"
+
+
+#: Robot name -> a function returning its description (imported on demand: a robot whose model
+#: comes from an optional package costs nothing until it is asked for).
+ROBOTS: dict[str, Callable[[], RobotDescription]] = {"hubo_lite": lambda: HUBO_LITE}
+
+
+def robot_description(robot: str | RobotDescription) -> RobotDescription:
+    """The description named ``robot`` (a key of :data:`ROBOTS`), or ``robot`` itself if it is one."""
+    if isinstance(robot, RobotDescription):
+        return robot
+    if robot not in ROBOTS:
+        raise ValueError(f"robot must be one of {sorted(ROBOTS)} or a RobotDescription, got {robot!r}")
+    return ROBOTS[robot]()
+
+
+__all__ = ["DEFAULT_ROBOT", "FEET", "HANDS", "ROBOTS", "SCENES", "Limb", "RobotDescription", "robot_description"]

@@ -86,7 +86,7 @@ class Scenario:
 
     @staticmethod
     def _require_wbc(env: HumanoidWBCBaseEnv) -> None:
-        if env.action_mode != "wbc":
+        if not env.actuation.drives_controller:
             raise ValueError(f"scripted scenarios need action_mode='wbc', got {env.action_mode!r}")
 
 

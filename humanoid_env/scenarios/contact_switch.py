@@ -68,9 +68,10 @@ class ContactSwitchScenario(Scenario):
         self.sole_rotation = d.site_xmat[env.sole_sites[1]].reshape(3, 3).copy()
         self.weight_n = float(env.weight_n)
         self.foot_y = (float(left_sole[1]), float(self.sole_start[1]))
-        self.swing = FramePositionTask("right_sole_swing", 1000.0, kp=100.0, kd=20.0, frame="right_sole", active=False)
+        sole = env.description.feet["right_foot"].site
+        self.swing = FramePositionTask("right_sole_swing", 1000.0, kp=100.0, kd=20.0, frame=sole, active=False)
         self.swing.set_reference(self.sole_start)
-        self.flat = OrientationTask("right_sole_flat", 10.0, kp=100.0, kd=20.0, frame="right_sole", active=False)
+        self.flat = OrientationTask("right_sole_flat", 10.0, kp=100.0, kd=20.0, frame=sole, active=False)
         self.flat.set_target(self.sole_rotation)
         controller.add_task(self.swing)
         controller.add_task(self.flat)

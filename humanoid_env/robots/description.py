@@ -1,0 +1,196 @@
+"""A robot as data: what the environments and the controller need to know about one humanoid.
+
+A :class:`RobotDescription` names the robot's model file, the scenes it stands in, its frames
+(root joint, soles, hands, torso, push body), its home posture, joint groups, and the controller
+settings tuned for it. Sizes the controller assumes (the sole rectangle, the hand radius) are read
+from the model's collision geoms, not typed. Everything robot-specific in ``humanoid_env`` comes
+from here, so adding a robot is one new description module (see ``docs/robots.md``).
+
+Contact names are conventions shared by every robot: ``left_foot`` / ``right_foot`` (flat feet,
+sites at the sole centres, box collision geoms) and ``left_hand`` / ``right_hand`` (point
+contacts, sphere collision geoms); they key ``info["contact_forces"]`` and the controller's
+contacts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from wbc_layer import ContactConfig, ControllerConfig
+
+#: The scenes an environment may ask for: flat ground, a wall on the robot's right, a seesaw.
+SCENES = ("flat", "wall", "seesaw")
+#: The two feet's contact names, left then right.
+FEET = ("left_foot", "right_foot")
+#: The hands' contact names, left then right.
+HANDS = ("left_hand", "right_hand")
+
+#: A path, or a function returning one (a model generated and cached at first use).
+PathSource = Path | Callable[[], Path]
+
+
+@dataclass(frozen=True)
+class Limb:
+    """An end effector in the MuJoCo model: its frame (``site``) and its collision ``geom``.
+
+    Feet: the site sits at the centre of the sole (the bottom face of a box geom). Hands: the site
+    sits at the centre of a sphere geom.
+    """
+
+    site: str
+    geom: str
+
+
+@dataclass(frozen=True)
+class RobotDescription:
+    """One humanoid: model, scenes, frames, home posture, joint groups, controller settings.
+
+    Attributes:
+        name: the key users pass (``gym.make(..., robot=name)``).
+        mjcf: the robot-only MJCF (free joint, bodies with explicit inertials, motors, sites), from
+            which both MuJoCo's and pinocchio's models are built; a path or a function returning one.
+        scenes: scene name (one of :data:`SCENES`) -> MJCF of that scene holding the robot and a
+            keyframe ``home``; a robot may lack some scenes.
+        feet, hands: contact name (:data:`FEET`, :data:`HANDS`) -> :class:`Limb`.
+        root_joint: the free joint of the floating base.
+        torso_frame: frame of the torso-orientation task (a site).
+        push_body: body the envs' pushes act on.
+        home_joints: joint name -> angle [rad] of the standing posture (every actuated joint); the
+            scenes' ``home`` keyframes hold it (the wall scene changes the right arm, documented there).
+        joint_groups: group name (``legs``, ``waist``, ``left_arm``, ``right_arm``) -> joint names.
+        controller_friction: friction coefficient the controller assumes at feet and hands [-]
+            (below the simulator's, so planned forces keep a margin inside the real cone).
+        cop_margin: share of the sole box's half sizes the controller's CoP may use [-] (a
+            planned CoP on the edge of a soft simulated contact tips the foot).
+        controller_overrides: :class:`wbc_layer.ControllerConfig` fields tuned for this robot.
+    """
+
+    name: str
+    mjcf: PathSource
+    scenes: Mapping[str, PathSource]
+    feet: Mapping[str, Limb]
+    hands: Mapping[str, Limb]
+    home_joints: Mapping[str, float]
+    joint_groups: Mapping[str, tuple[str, ...]]
+    root_joint: str = "root"
+    torso_frame: str = "torso"
+    push_body: str = "torso"
+    controller_friction: float = 0.7
+    cop_margin: float = 0.85
+    controller_overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.scenes) - set(SCENES))
+        if unknown:
+            raise ValueError(f"robot {self.name!r}: unknown scene(s) {unknown}; scenes are {SCENES}")
+        if tuple(self.feet) != FEET:
+            raise ValueError(f"robot {self.name!r}: feet must be {FEET} (in that order), got {tuple(self.feet)}")
+        if tuple(self.hands) != HANDS:
+            raise ValueError(f"robot {self.name!r}: hands must be {HANDS} (in that order), got {tuple(self.hands)}")
+        if not 0.0 < self.cop_margin <= 1.0:
+            raise ValueError(f"robot {self.name!r}: cop_margin must be in (0, 1], got {self.cop_margin}")
+
+    # -- files --------------------------------------------------------------------------
+    def mjcf_path(self) -> Path:
+        """The robot-only MJCF file (generated first if the description builds it)."""
+        return _resolve(self.mjcf)
+
+    def scene_path(self, scene: str) -> Path:
+        """The MJCF of ``scene`` (one of :data:`SCENES`) with this robot in it."""
+        if scene not in self.scenes:
+            raise ValueError(f"robot {self.name!r} has no {scene!r} scene; it has {sorted(self.scenes)}")
+        return _resolve(self.scenes[scene])
+
+    # -- sizes read from the model's geoms -------------------------------------------------
+    def sole_half_sizes(self) -> tuple[float, float]:
+        """``(half length, half width)`` [m] of the sole boxes (both feet must agree)."""
+        sizes = {tuple(_geom(self.mjcf_path(), limb.geom, "box")[:2]) for limb in self.feet.values()}
+        if len(sizes) != 1:
+            raise ValueError(f"robot {self.name!r}: the two sole boxes differ ({sorted(sizes)}); one size is assumed")
+        half_length, half_width = sizes.pop()
+        return half_length, half_width
+
+    def cop_half_sizes(self) -> tuple[float, float]:
+        """``(half length, half width)`` [m] of the rectangle the controller keeps each CoP in:
+        :meth:`sole_half_sizes` times :attr:`cop_margin`."""
+        half_length, half_width = self.sole_half_sizes()
+        return self.cop_margin * half_length, self.cop_margin * half_width
+
+    def hand_radius(self, hand: str = "right_hand") -> float:
+        """Radius [m] of ``hand``'s collision sphere."""
+        return float(_geom(self.mjcf_path(), self.hands[hand].geom, "sphere")[0])
+
+    # -- the controller ------------------------------------------------------------------
+    def foot_contacts(self, min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
+        """The two flat-foot contacts (:data:`FEET`) at the sole sites, CoP in :meth:`cop_half_sizes`."""
+        half_length, half_width = self.cop_half_sizes()
+        return tuple(
+            ContactConfig(
+                name=name, frame=limb.site, kind="foot", friction_coefficient=self.controller_friction,
+                min_normal_force=min_normal_force, half_length=half_length, half_width=half_width,
+            )  # fmt: skip
+            for name, limb in self.feet.items()
+        )
+
+    def hand_contact(
+        self,
+        hand: str = "right_hand",
+        normal: tuple[float, float, float] = (0.0, 1.0, 0.0),
+        max_normal_force: float = 60.0,
+        active: bool = True,
+        frame: str | None = None,
+    ) -> ContactConfig:
+        """``hand``'s *controlled* point contact (3D force in world axes [N]).
+
+        Its normal force tracks a target (``WholeBodyController.set_force_target``) in
+        ``[0, max_normal_force]`` (the hand cannot pull); friction :attr:`controller_friction`.
+        ``normal``: the surface's normal into the robot, world axes. ``frame``: the contact
+        point's frame (default: the hand's site, the sphere's centre).
+        """
+        return ContactConfig(
+            name=hand, frame=frame or self.hands[hand].site, kind="point", friction_coefficient=self.controller_friction,
+            min_normal_force=0.0, max_normal_force=max_normal_force, normal=tuple(float(x) for x in normal),
+            mode="controlled", active=active,
+        )  # fmt: skip
+
+    def controller_config(self, **overrides: Any) -> ControllerConfig:
+        """Standing controller: both feet supporting, torso held upright, this robot's settings,
+        then ``overrides`` (:class:`wbc_layer.ControllerConfig` fields)."""
+        config = ControllerConfig(contacts=self.foot_contacts(), torso_frame=self.torso_frame)
+        return config.with_overrides(**{**self.controller_overrides, **overrides})
+
+    def home_joint_vector(self, joint_names: tuple[str, ...]) -> np.ndarray:
+        """(len(joint_names),) home angles [rad] in ``joint_names``' order."""
+        missing = [n for n in joint_names if n not in self.home_joints]
+        if missing:
+            raise ValueError(f"robot {self.name!r}: home_joints lacks {missing}")
+        return np.array([self.home_joints[n] for n in joint_names], dtype=float)
+
+
+def _resolve(source: PathSource) -> Path:
+    return Path(source() if callable(source) else source)
+
+
+@functools.cache
+def _geom_sizes(path: Path) -> dict[str, tuple[int, np.ndarray]]:
+    model = mujoco.MjModel.from_xml_path(str(path))
+    return {model.geom(i).name: (int(model.geom_type[i]), model.geom_size[i].copy()) for i in range(model.ngeom)}
+
+
+def _geom(path: Path, name: str, kind: str) -> np.ndarray:
+    """Size (3,) of the geom ``name`` of the model at ``path``, which must be of type ``kind``."""
+    geoms = _geom_sizes(path)
+    if name not in geoms:
+        raise ValueError(f"{path} has no geom named {name!r}")
+    geom_type, size = geoms[name]
+    expected = getattr(mujoco.mjtGeom, f"mjGEOM_{kind.upper()}")
+    if geom_type != int(expected):
+        raise ValueError(f"{path}: geom {name!r} must be a {kind}, got {mujoco.mjtGeom(geom_type).name}")
+    return size.copy()
