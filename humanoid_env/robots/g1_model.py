@@ -136,8 +136,8 @@ def g1_mjcf_path(visual_meshes: bool = True) -> Path:
     """The G1's robot-only MJCF file, built on first use and cached.
 
     The file's name holds a hash of the URDF's contents, the package location (meshes are
-    referenced by absolute path) and :data:`BUILDER_VERSION`; it is written atomically, so
-    parallel processes may call this at once.
+    referenced by absolute path), :data:`BUILDER_VERSION` and MuJoCo's version (its XML
+    writer); it is written atomically, so parallel processes may call this at once.
     """
     urdf = g1_urdf_path()
     key = hashlib.sha256()
@@ -145,6 +145,7 @@ def g1_mjcf_path(visual_meshes: bool = True) -> Path:
         urdf.read_bytes(),
         str(_share_dir(urdf)).encode(),
         BUILDER_VERSION.encode(),
+        mujoco.__version__.encode(),
         bytes([visual_meshes]),
     ):
         key.update(part)
@@ -193,7 +194,14 @@ _PLAIN_MOTOR_ATTRIBUTES = {"name", "joint", "gear", "ctrlrange", "ctrllimited"}
 def _quat(rotation: np.ndarray) -> np.ndarray:
     quat = np.empty(4)
     mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation).ravel())
-    return quat
+    return _clean(quat)
+
+
+def _clean(values: np.ndarray) -> np.ndarray:
+    """Rounding residue (|x| < 1e-12, e.g. 4e-16 m from composing a transform and its inverse) -> 0."""
+    values = np.array(values, dtype=float)
+    values[np.abs(values) < 1e-12] = 0.0
+    return values
 
 
 def _joint_kind(joint_name: str) -> str:
@@ -226,20 +234,20 @@ def build_g1_spec(urdf: Path | None = None, visual_meshes: bool = True) -> mujoc
                 _add_visual(spec, body, meshes, _mesh_file(share, filename), placement)
     for side in ("left", "right"):
         _add_foot(bodies[f"{side}_ankle_roll_link"], side)
-        hand = rigid_bodies[f"{side}_wrist_yaw_link"].frames[f"{side}_rubber_hand"]
-        _add_hand(bodies[f"{side}_wrist_yaw_link"], side, hand)
+        wrist = rigid_bodies[f"{side}_wrist_yaw_link"]
+        _add_hand(bodies[wrist.name], side, wrist.link_inertials[f"{side}_rubber_hand"].com)
     for rigid in rigid_bodies.values():
         if rigid.joint is not None:
             _add_motor(spec, rigid.joint.name, rigid.joint.effort)
     imu = rigid_bodies["torso_link"].frames["imu_in_torso"]
-    bodies["torso_link"].add_site(name="torso", pos=imu.translation, quat=_quat(imu.rotation))
+    bodies["torso_link"].add_site(name="torso", pos=_clean(imu.translation), quat=_quat(imu.rotation))
     _place_root_on_ground(spec)
     return spec
 
 
 def _add_body(parent: mujoco.MjsBody, rigid: RigidBody) -> mujoco.MjsBody:
     body = parent.add_body(
-        name=rigid.name, pos=rigid.placement.translation, quat=_quat(rigid.placement.rotation)
+        name=rigid.name, pos=_clean(rigid.placement.translation), quat=_quat(rigid.placement.rotation)
     )
     if rigid.joint is None:
         body.add_freejoint(name=ROOT_JOINT)
@@ -264,11 +272,11 @@ def _add_body(parent: mujoco.MjsBody, rigid: RigidBody) -> mujoco.MjsBody:
         axes[:, 0] = -axes[:, 0]
     body.explicitinertial = True
     body.mass = rigid.inertial.mass
-    body.ipos = rigid.inertial.com
+    body.ipos = _clean(rigid.inertial.com)
     body.iquat = _quat(axes)
     body.inertia = moments
     for name, placement in rigid.frames.items():
-        body.add_site(name=name, pos=placement.translation, quat=_quat(placement.rotation))
+        body.add_site(name=name, pos=_clean(placement.translation), quat=_quat(placement.rotation))
     return body
 
 
@@ -290,7 +298,7 @@ def _add_visual(
     body.add_geom(
         type=mujoco.mjtGeom.mjGEOM_MESH,
         meshname=meshes[file],
-        pos=placement.translation,
+        pos=_clean(placement.translation),
         quat=_quat(placement.rotation),
         group=2,
         contype=0,
@@ -320,20 +328,16 @@ def _add_foot(body: mujoco.MjsBody, side: str) -> None:
     body.add_site(name=f"{side}_sole", pos=[box["centre_x"], 0.0, box["sole_z"]])
 
 
-def _add_hand(body: mujoco.MjsBody, side: str, hand: Placement) -> None:
-    """Sphere and site at the rubber hand's centre of mass (in the wrist yaw link's frame)."""
-    centre = hand.rotation @ _RUBBER_HAND_COM[side] + hand.translation
+def _add_hand(body: mujoco.MjsBody, side: str, centre: np.ndarray) -> None:
+    """Sphere and site at ``centre`` (the rubber hand's centre of mass, in the wrist yaw link's frame)."""
     _add_contact_geom(
-        body, name=f"{side}_hand", type=mujoco.mjtGeom.mjGEOM_SPHERE, pos=centre, size=[G1_HAND_RADIUS, 0, 0]
+        body,
+        name=f"{side}_hand",
+        type=mujoco.mjtGeom.mjGEOM_SPHERE,
+        pos=_clean(centre),
+        size=[G1_HAND_RADIUS, 0, 0],
     )
-    body.add_site(name=f"{side}_hand", pos=centre)
-
-
-#: The rubber hands' centres of mass in their link frames [m] (the URDF's inertial origins).
-_RUBBER_HAND_COM = {
-    "left": np.array([0.05361310808, -0.00295905240, 0.00215413091]),
-    "right": np.array([0.05361310808, 0.00295905240, 0.00215413091]),
-}
+    body.add_site(name=f"{side}_hand", pos=_clean(centre))
 
 
 def _place_root_on_ground(spec: mujoco.MjSpec) -> None:

@@ -68,6 +68,7 @@ class RigidBody:
 
     ``placement``: this body's frame in its parent body's frame at zero joint position.
     ``frames``: each fused link's placement in this body's frame (the body's own link excluded).
+    ``link_inertials``: each of its links' own inertial (fused ones included), in this body's frame.
     ``visuals``: (mesh file, placement in this body's frame) of every fused link's visual meshes.
     """
 
@@ -77,6 +78,7 @@ class RigidBody:
     joint: Joint | None
     inertial: Inertial
     frames: dict[str, Placement] = field(default_factory=dict)
+    link_inertials: dict[str, Inertial] = field(default_factory=dict)
     visuals: list[tuple[str, Placement]] = field(default_factory=list)
 
 
@@ -161,6 +163,7 @@ def read_urdf_bodies(path: str | Path) -> list[RigidBody]:
             inertial = _inertial(link)
             if inertial is not None:
                 parts.append((inertial, in_body))
+                body.link_inertials[name] = combine([(inertial, in_body)])
             for visual in link.findall("visual"):
                 mesh = visual.find("geometry/mesh")
                 if mesh is not None:
