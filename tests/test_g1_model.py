@@ -41,11 +41,16 @@ REL_TOL = 1e-6
 #: few 1e-7 relative per number; 1e-5 leaves a margin and still catches any modelling mistake
 #: (a lost link, a wrong axis or transform moves these terms by percents).
 URDF_REL_TOL = 1e-5
+#: [m], [-] positions and rotation matrices against pinocchio's URDF model: lengths of 0.01-0.4 m
+#: and quaternions rounded to 6 significant digits, a dozen of them along a chain (measured:
+#: 5e-8 m).
+URDF_POSITION_TOL = 1e-6
+URDF_ROTATION_TOL = 1e-5
 #: [kg] the total mass against the URDF's sum: 30 masses each rounded to 6 significant digits.
 MASS_TOL = 1e-5
 #: [m] the soles on the ground in the home keyframe: the base height comes from the same
-#: model's kinematics, so only rounding remains.
-GROUND_TOL = 1e-9
+#: model's kinematics, so only rounding remains. Also sites' placements, MuJoCo vs pinocchio.
+PLACEMENT_TOL = 1e-9
 SIDES = ("left", "right")
 SITES = ("left_sole", "right_sole", "left_hand", "right_hand", "torso")
 
@@ -230,13 +235,15 @@ def test_kinematics_and_inertia_match_pinocchios_urdf_model(robot, seed):
     robot.update(q, np.zeros(robot.nv))
     M = robot.M - np.diag(robot.model.armature)
     assert _relative_error(M, M_ref[np.ix_(columns, columns)]) < URDF_REL_TOL
-    assert np.allclose(robot.com, pin.centerOfMass(reference, data_ref, q_ref), rtol=0, atol=1e-6)
+    assert np.allclose(
+        robot.com, pin.centerOfMass(reference, data_ref, q_ref), rtol=0, atol=URDF_POSITION_TOL
+    )
     pin.framesForwardKinematics(reference, data_ref, q_ref)
     for frame in ("left_ankle_roll_link", "right_wrist_yaw_link", "torso_link", "imu_in_torso", "d435_link"):
         placement = data_ref.oMf[reference.getFrameId(frame)]
         ours = robot.frame_placement(frame)
-        assert np.allclose(ours.translation, placement.translation, rtol=0, atol=1e-6), frame
-        assert np.allclose(ours.rotation, placement.rotation, rtol=0, atol=1e-5), frame
+        assert np.allclose(ours.translation, placement.translation, rtol=0, atol=URDF_POSITION_TOL), frame
+        assert np.allclose(ours.rotation, placement.rotation, rtol=0, atol=URDF_ROTATION_TOL), frame
 
 
 # -- MuJoCo against pinocchio on the built file (as tests/test_model_consistency.py) --------
@@ -260,8 +267,8 @@ def test_mass_matrix_and_bias_forces_agree_with_mujoco(mj_model, mj_data, robot,
 
 
 def test_armature_and_damping_are_in_both_models(mj_model, robot):
-    assert np.allclose(robot.model.armature[6:], mj_model.dof_armature[6:], rtol=0, atol=1e-15)
-    assert np.allclose(robot.damping[6:], mj_model.dof_damping[6:], rtol=0, atol=1e-15)
+    assert np.array_equal(robot.model.armature[6:], mj_model.dof_armature[6:])  # the same numbers read
+    assert np.array_equal(robot.damping[6:], mj_model.dof_damping[6:])
     assert 0.003 < robot.model.armature[6:].min() and robot.model.armature[6:].max() < 0.03
 
 
@@ -271,7 +278,7 @@ def test_com_and_com_jacobian_agree(mj_model, mj_data, robot, bridge, seed):
         random_state(mj_model, mj_data, np.random.default_rng(seed))
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
-    assert np.allclose(robot.com, mj_data.subtree_com[0], atol=1e-9, rtol=0)
+    assert np.allclose(robot.com, mj_data.subtree_com[0], rtol=0, atol=PLACEMENT_TOL)
     mujoco.mj_subtreeVel(mj_model, mj_data)
     com_velocity_mj = mj_data.subtree_linvel[mj_model.body("pelvis").id]
     assert _relative_error(robot.com_jacobian @ v, com_velocity_mj) < REL_TOL
@@ -291,8 +298,9 @@ def test_site_jacobians_agree(mj_model, mj_data, robot, bridge, site, seed):
     J = robot.frame_jacobian(site, local=False)
     assert _relative_error(J[:3], jacp @ T) < REL_TOL
     assert _relative_error(J[3:], jacr @ T) < REL_TOL
-    assert np.allclose(robot.frame_placement(site).translation, mj_data.site(site).xpos, atol=1e-9)
-    assert np.allclose(robot.frame_placement(site).rotation, mj_data.site(site).xmat.reshape(3, 3), atol=1e-9)
+    placement = robot.frame_placement(site)
+    assert np.allclose(placement.translation, mj_data.site(site).xpos, rtol=0, atol=PLACEMENT_TOL)
+    assert np.allclose(placement.rotation, mj_data.site(site).xmat.reshape(3, 3), rtol=0, atol=PLACEMENT_TOL)
 
 
 # -- the home posture ----------------------------------------------------------------------
@@ -303,8 +311,8 @@ def test_home_keyframe_puts_both_soles_flat_on_the_ground(mj_model, mj_data):
     assert mj_data.qpos[2] == pytest.approx(g1_home_base_height(), abs=0)
     for side in SIDES:
         sole = mj_data.site(f"{side}_sole")
-        assert abs(sole.xpos[2]) < GROUND_TOL
-        assert np.allclose(sole.xmat.reshape(3, 3)[:, 2], [0, 0, 1], atol=1e-12)  # level
+        assert abs(sole.xpos[2]) < PLACEMENT_TOL
+        assert np.allclose(sole.xmat.reshape(3, 3)[:, 2], [0, 0, 1], rtol=0, atol=PLACEMENT_TOL)  # level
     assert G1_HOME_JOINTS["left_knee_joint"] > 0.5  # knees bent
 
 
