@@ -1,0 +1,184 @@
+"""The Unitree G1 (29 actuated joints) for the simulator and the controller: one cached MJCF file.
+
+:func:`g1_mjcf_path` builds the robot-only MJCF (:mod:`.g1_mjcf`, with ``mujoco.MjSpec``) from
+``g1_description/urdf/g1_29dof_rev_1_0.urdf`` of the ``example-robot-data`` package
+(``pip install "humanoid-wbc[g1]"``) and caches it; MuJoCo and pinocchio
+(``wbc_layer.RobotModel.from_mjcf``) read that one file, as for our own robot. Total mass
+33.34 kg; feet: boxes with sites ``left_sole``/``right_sole``; hands: spheres with sites
+``left_hand``/``right_hand``; site ``torso`` on the torso link; free joint ``root``.
+
+The robot file has no keyframe (a scene with more joints, a seesaw, could not keep it): a scene
+sets ``g1_home_qpos(model)``, the standing posture :data:`G1_HOME_JOINTS` with the soles on z = 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from humanoid_env.robots.g1_mjcf import (
+    BUILDER_VERSION,
+    G1_ARMATURE,
+    G1_DAMPING,
+    G1_FOOT_BOX,
+    G1_HAND_RADIUS,
+    G1_URDF,
+    PACKAGE,
+    ROOT_JOINT,
+    build_g1_spec,
+    mjcf_text,
+    share_dir,
+)
+
+__all__ = [
+    "G1_ARMATURE",
+    "G1_DAMPING",
+    "G1_FOOT_BOX",
+    "G1_HAND_RADIUS",
+    "G1_HOME_JOINTS",
+    "G1ModelUnavailable",
+    "g1_home_base_height",
+    "g1_home_qpos",
+    "g1_mjcf_path",
+    "g1_urdf_path",
+]
+
+_SHARE = "cmeel.prefix/share/example-robot-data"
+INSTALL_HINT = 'pip install "humanoid-wbc[g1]"'
+
+
+class G1ModelUnavailable(ImportError):
+    """example-robot-data, which holds the G1's URDF, is not installed."""
+
+
+def g1_urdf_path() -> Path:
+    """The G1 URDF inside the installed ``example-robot-data`` package."""
+    try:
+        distribution = metadata.distribution(PACKAGE)
+    except metadata.PackageNotFoundError as err:
+        raise G1ModelUnavailable(f"the Unitree G1 model needs the {PACKAGE} package: {INSTALL_HINT}") from err
+    path = Path(distribution.locate_file(f"{_SHARE}/{G1_URDF}"))
+    if not path.is_file():
+        raise G1ModelUnavailable(f"{PACKAGE} is installed but has no {G1_URDF} (at {path}): {INSTALL_HINT}")
+    return path
+
+
+def cache_dir() -> Path:
+    """Where built models are kept: ``$HUMANOID_WBC_CACHE`` or ``~/.cache/humanoid-wbc``."""
+    return Path(os.environ.get("HUMANOID_WBC_CACHE") or Path.home() / ".cache" / "humanoid-wbc")
+
+
+def g1_mjcf_path(visual_meshes: bool = True) -> Path:
+    """The G1's robot-only MJCF file, built on first use and cached.
+
+    The file's name holds a hash of the URDF's contents, the package location (meshes are
+    referenced by absolute path), :data:`BUILDER_VERSION` and MuJoCo's version (its XML
+    writer); it is written atomically, so parallel processes may call this at once.
+    """
+    urdf = g1_urdf_path()
+    key = hashlib.sha256()
+    for part in (
+        urdf.read_bytes(),
+        str(share_dir(urdf)).encode(),
+        BUILDER_VERSION.encode(),
+        mujoco.__version__.encode(),
+        bytes([visual_meshes]),
+    ):
+        key.update(part)
+        key.update(b"\0")
+    suffix = "" if visual_meshes else "_nomesh"
+    path = cache_dir() / f"g1_29dof{suffix}_{key.hexdigest()[:16]}.xml"
+    if not path.is_file():
+        xml = mjcf_text(
+            build_g1_spec(urdf, visual_meshes), f"{PACKAGE} {metadata.version(PACKAGE)}: {G1_URDF}"
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False
+        ) as tmp:
+            tmp.write(xml)
+        os.replace(tmp.name, path)
+    return path
+
+
+def _leg(side: str, hip_pitch: float, knee: float) -> dict[str, float]:
+    """A leg in the sagittal plane with its sole level: ankle pitch = -(hip pitch + knee) [rad].
+
+    (The URDF tilts the hip roll joint by -0.1749 rad about y and the knee back by +0.1749: the
+    pitch axes stay parallel, so the three pitch angles add up.)
+    """
+    return {
+        f"{side}_hip_pitch_joint": hip_pitch,
+        f"{side}_hip_roll_joint": 0.0,
+        f"{side}_hip_yaw_joint": 0.0,
+        f"{side}_knee_joint": knee,
+        f"{side}_ankle_pitch_joint": -(hip_pitch + knee),
+        f"{side}_ankle_roll_joint": 0.0,
+    }
+
+
+def _arm(side: str, sign: float) -> dict[str, float]:
+    """An arm hanging relaxed: a little back, out to the side, elbow half bent [rad]."""
+    return {
+        f"{side}_shoulder_pitch_joint": 0.2,
+        f"{side}_shoulder_roll_joint": sign * 0.25,
+        f"{side}_shoulder_yaw_joint": 0.0,
+        f"{side}_elbow_joint": 0.9,
+        f"{side}_wrist_roll_joint": 0.0,
+        f"{side}_wrist_pitch_joint": 0.0,
+        f"{side}_wrist_yaw_joint": 0.0,
+    }
+
+
+#: The G1's standing posture [rad]: knees bent 0.669 rad with level soles (the CoM then sits
+#: about 1 cm behind the soles' centre), torso upright, arms out to the side by 0.25 rad with
+#: the elbows bent 0.9 rad (the hands 0.26 m from the midline, clear of the thighs).
+G1_HOME_JOINTS: dict[str, float] = {
+    **_leg("left", -0.312, 0.669),
+    **_leg("right", -0.312, 0.669),
+    "waist_yaw_joint": 0.0,
+    "waist_roll_joint": 0.0,
+    "waist_pitch_joint": 0.0,
+    **_arm("left", 1.0),
+    **_arm("right", -1.0),
+}
+
+
+def g1_home_qpos(model: mujoco.MjModel | None = None, base_height: float | None = None) -> np.ndarray:
+    """MuJoCo ``qpos`` of the home posture: the root at the origin's vertical, upright, raised by
+    ``base_height`` (default :func:`g1_home_base_height`: soles on z = 0).
+
+    ``model``: a model holding the G1 (joints matched by name; other joints keep ``qpos0``);
+    default: the robot-only model.
+    """
+    model = model or _robot_model()
+    qpos = model.qpos0.copy()
+    root = model.jnt_qposadr[model.joint(ROOT_JOINT).id]
+    height = g1_home_base_height() if base_height is None else base_height
+    qpos[root : root + 7] = [0.0, 0.0, height, 1.0, 0.0, 0.0, 0.0]  # NOTE: MuJoCo's quaternion is wxyz
+    for name, angle in G1_HOME_JOINTS.items():
+        qpos[model.jnt_qposadr[model.joint(name).id]] = angle
+    return qpos
+
+
+@functools.cache
+def g1_home_base_height() -> float:
+    """Height [m] of the pelvis origin in the home posture with both soles on z = 0 (from the
+    model's kinematics; both soles are at the same height by symmetry)."""
+    model = _robot_model()
+    data = mujoco.MjData(model)
+    data.qpos[:] = g1_home_qpos(model, base_height=0.0)
+    mujoco.mj_kinematics(model, data)
+    return -float(np.mean([data.site(f"{side}_sole").xpos[2] for side in ("left", "right")]))
+
+
+@functools.cache
+def _robot_model() -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_path(str(g1_mjcf_path(visual_meshes=False)))
