@@ -79,7 +79,6 @@ from benchmarks.common import RESULTS, machine, write_json
 from humanoid_env.envs.balance import BALANCE_DEFAULTS
 from humanoid_env.robot_config import default_controller_config
 from humanoid_env.scenarios.base import Scenario
-from wbc_layer import WholeBodyController
 from wbc_layer.capture import capture_bound, support_polygon
 
 BALANCE, WALL, SEESAW = "HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0"
@@ -127,6 +126,7 @@ class Settings:
     backend: str = "compiled"
     qp_solver: str | None = None
     overrides: tuple[tuple[str, Any], ...] = ()
+    robot: str = "hubo_lite"
     halvings: int = 6
     bracket: float = 1.5
     max_extensions: int = 3
@@ -214,7 +214,7 @@ _ENVS: dict[str, gym.Env] = {}
 def env_for(stance: Stance, settings: Settings):
     """The (cached, per process) unwrapped env of ``stance`` in wbc mode with ``settings``' backend,
     solver and controller overrides."""
-    kwargs = {**dict(stance.env_kwargs), "action_mode": "wbc", "wbc_backend": settings.backend}
+    kwargs = {**dict(stance.env_kwargs), "action_mode": "wbc", "wbc_backend": settings.backend, "robot": settings.robot}
     if settings.qp_solver is not None:
         kwargs["qp_solver"] = settings.qp_solver
     key = repr((stance.env_id, sorted(kwargs.items()), settings.overrides))
@@ -230,18 +230,8 @@ def apply_overrides(base, overrides: dict[str, Any]) -> None:
     its own configuration (``ControllerConfig.with_overrides``: unknown names raise)."""
     if not overrides:
         return
-    if hasattr(base, "controller_config"):  # wall, seesaw: their own configuration, then the overrides
-        original = base.controller_config
-        base.controller_config = lambda *args, **kwargs: original(*args, **kwargs).with_overrides(**overrides)
-        return
-
-    def build() -> None:  # the balance env: HumanoidWBCBaseEnv._build_controller with the overrides
-        q_home, v_zero = base._home_pinocchio()
-        base.robot.update(q_home, v_zero)
-        config = default_controller_config(qp_solver=base.config["qp_solver"], backend=base.config["wbc_backend"])
-        base.controller = WholeBodyController(base.robot, config.with_overrides(**overrides))
-
-    base._build_controller = build
+    original = base.controller_config  # the env's own configuration, then the overrides
+    base.controller_config = lambda *args, **kwargs: original(*args, **kwargs).with_overrides(**overrides)
 
 
 def _direction(deg: float) -> np.ndarray:
@@ -602,6 +592,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--halvings", type=int, default=6, help="bisection halvings per direction")
     parser.add_argument("--stances", nargs="+", choices=STANCE_GROUPS, default=list(STANCE_GROUPS), help="flat-ground stances")
     parser.add_argument("--envs", nargs="+", choices=list(ENVS), default=list(ENVS))
+    parser.add_argument("--robot", default="hubo_lite", help="a name of humanoid_env.robots.ROBOTS")
     parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=["compiled"])
     parser.add_argument("--qp-solver", default=None, help="the WBC's QP solver (default: each env's)")
     parser.add_argument("--survival-s", type=float, default=3.0, help="survival window after the push starts [s]")
@@ -633,7 +624,7 @@ def main(argv: list[str] | None = None) -> dict:
     for backend in dict.fromkeys(args.backends):
         settings = Settings(
             seed=args.seed, survival_s=args.survival_s, backend=backend, qp_solver=args.qp_solver,
-            overrides=tuple(sorted(overrides.items())), halvings=args.halvings, bracket=args.bracket,
+            overrides=tuple(sorted(overrides.items())), robot=args.robot, halvings=args.halvings, bracket=args.bracket,
             max_extensions=args.max_extensions,
         )  # fmt: skip
         for stance in stances(args.envs, args.stances, args.directions, args.push_time_s):
@@ -645,7 +636,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\n{seconds:.0f} s")
     settings_out = {
         "directions": args.directions, "halvings": args.halvings, "stances": args.stances, "envs": args.envs,
-        "backends": args.backends, "qp_solver": args.qp_solver, "survival_s": args.survival_s,
+        "robot": args.robot, "backends": args.backends, "qp_solver": args.qp_solver, "survival_s": args.survival_s,
         "push_time_s": args.push_time_s, "bracket": args.bracket, "max_extensions": args.max_extensions,
         "seed": args.seed, "workers": args.workers, "controller_overrides": overrides,
         "overlay": str(args.overlay) if args.overlay else None, "quick": args.quick,

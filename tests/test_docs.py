@@ -29,7 +29,7 @@ def test_the_docs_build_strictly_and_hold_every_page(tmp_path):
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     pages = {p.relative_to(site).parent.as_posix() for p in site.rglob("index.html")}
     expected = {".", "install", "qp", "conventions", "envs/balance", "envs/wall", "envs/seesaw", "training",
-                "speed", "reproducibility", "reproductions", "references", "api/wbc_layer", "api/humanoid_env"}  # fmt: skip
+                "speed", "reproducibility", "reproductions", "references", "robots", "api/wbc_layer", "api/humanoid_env"}  # fmt: skip
     assert expected <= pages, sorted(expected - pages)
 
 

@@ -42,16 +42,14 @@ def test_sole_sites_sit_on_the_bottom_face_of_the_sole_box():
 
 @pytest.mark.parametrize("scene", SCENES)
 def test_scene_home_keyframes_hold_the_description_home_posture(scene):
-    """The home posture is data of the robot; each scene's ``home`` keyframe must repeat it (the
-    wall scene bends the right arm towards the wall: the only documented exception)."""
+    """The home posture is data of the robot; each hand-written scene's ``home`` keyframe must
+    repeat it, with the scene's posture (the wall scene's right arm)."""
     model = mujoco.MjModel.from_xml_path(str(HUBO_LITE.scene_path(scene)))
     robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
     key = model.key("home")
-    exceptions = set(HUBO_LITE.joint_groups["right_arm"]) if scene == "wall" else set()
-    home = HUBO_LITE.home_joint_vector(robot.joint_names)
+    home = HUBO_LITE.home_joint_vector(robot.joint_names, scene)
     for name, angle in zip(robot.joint_names, home, strict=True):
-        if name not in exceptions:
-            assert key.qpos[model.joint(name).qposadr[0]] == angle, f"{scene}: {name}"
+        assert key.qpos[model.joint(name).qposadr[0]] == angle, f"{scene}: {name}"
 
 
 def test_joint_groups_partition_the_actuated_joints():
@@ -61,7 +59,7 @@ def test_joint_groups_partition_the_actuated_joints():
 
 
 def test_bad_robot_names_and_descriptions_say_what_is_allowed():
-    with pytest.raises(ValueError, match=r"robot must be one of \['hubo_lite'"):
+    with pytest.raises(ValueError, match=r"robot must be one of \['g1', 'hubo_lite'\]"):
         robot_description("atlas")
     with pytest.raises(ValueError, match="robot must be one of"):
         gym.make("HumanoidWBC-v0", robot="atlas")

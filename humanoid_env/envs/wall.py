@@ -56,6 +56,9 @@ SETTLE_RAMP_S = 0.3
 SETTLE_HOLD_S = 0.6
 #: Where the approach aims: this far inside the wall surface [m] (the wall stops the hand).
 SETTLE_PENETRATION_M = 0.003
+#: If the hand does not touch the wall when the approach ends, the position task keeps pulling it
+#: towards that aim for at most this long [s] (the G1's hand lags 3 mm behind; Hubo-lite's touches in time).
+SETTLE_REACH_MAX_S = 0.3
 
 #: Posture-task stiffness of the right arm's joints in episodes [1/s^2] (the others keep the
 #: controller's). With the hand held on the wall the arm keeps one free motion (rolling the hand
@@ -64,7 +67,7 @@ SETTLE_PENETRATION_M = 0.003
 #: task only damps (kd kept). Applies to the robot description's ``right_arm`` joint group.
 RIGHT_ARM_POSTURE_KP = 0.0
 
-#: Settled start states (qpos, contact-point offset), per settling settings (once per process).
+#: Settled start states (qpos, contact-point offset), per robot description and settling settings (once per process).
 _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -248,7 +251,10 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     # -- settling -------------------------------------------------------------------------
     def _settled_state(self) -> tuple[np.ndarray, np.ndarray]:
         cfg = self.config
-        key = (cfg["qp_solver"], cfg["wbc_backend"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]), float(cfg["hand_force_max_n"]))
+        key = (
+            repr(self.description), cfg["qp_solver"], cfg["wbc_backend"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]),
+            float(cfg["hand_force_max_n"]),
+        )  # fmt: skip
         if key not in _SETTLED:
             _SETTLED[key] = self._settle()
         qpos, offset = _SETTLED[key]
@@ -289,11 +295,17 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         n_approach = int(round(SETTLE_APPROACH_S / dt))
         n_ramp = int(round(SETTLE_RAMP_S / dt))
         n_hold = int(round(SETTLE_HOLD_S / dt))
-        for i in range(n_approach + n_ramp + n_hold):
+        n_reach = int(round(SETTLE_REACH_MAX_S / dt))
+        i = 0
+        while i < n_approach + n_ramp + n_hold:
             if i < n_approach:
                 s, s_dot = min_jerk((i + 1) / n_approach, 0.0, 1.0)
                 approach.set_reference(start + s * (goal - start), s_dot / SETTLE_APPROACH_S * (goal - start))
             elif i == n_approach:
+                if self._hand_normal_force() <= 0.0 and n_reach > 0:  # not touching yet: keep reaching
+                    n_reach -= 1
+                    self._settle_step(controller)
+                    continue
                 if self._hand_normal_force() <= 0.0:
                     raise RuntimeError("wall settling failed: the right hand did not reach the wall")
                 # The hand touches: a controller with the hand contact at the touching point.
@@ -304,18 +316,24 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
                 controller = WholeBodyController(robot, self.controller_config(hand_active=True))
             if i >= n_approach:
                 controller.set_force_target(HAND, force * min(1.0, (i - n_approach + 1) / n_ramp), weight=weight)
-            q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
-            try:
-                tau = controller.compute(q, v).tau
-            except QPSolveError as err:
-                raise RuntimeError(f"wall settling failed: the WBC's QP failed at t = {d.time:.3f} s ({err})") from err
-            self.bridge.torques_to_ctrl(tau, d.ctrl)
-            mujoco.mj_step(m, d)
+            self._settle_step(controller)
+            i += 1
         mujoco.mj_forward(m, d)
         measured = self._hand_normal_force()
         if not abs(measured - force) < 0.5 * force or self.tilt() > 0.1:
             raise RuntimeError(f"wall settling failed: hand force {measured:.2f} N (target {force} N), tilt {self.tilt():.3f} rad")
         return d.qpos.copy(), offset
+
+    def _settle_step(self, controller: WholeBodyController) -> None:
+        """One physics step of the settling phase under ``controller``."""
+        m, d = self.model, self.data
+        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
+        try:
+            tau = controller.compute(q, v).tau
+        except QPSolveError as err:
+            raise RuntimeError(f"wall settling failed: the WBC's QP failed at t = {d.time:.3f} s ({err})") from err
+        self.bridge.torques_to_ctrl(tau, d.ctrl)
+        mujoco.mj_step(m, d)
 
     def _hand_normal_force(self) -> float:
         """MuJoCo-measured normal force of the wall on the right hand [N] (>= 0 pushing)."""

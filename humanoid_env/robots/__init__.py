@@ -15,9 +15,15 @@ from humanoid_env.robots.hubo_lite import HUBO_LITE
 DEFAULT_ROBOT = "hubo_lite"
 
 
+def _g1() -> RobotDescription:
+    from humanoid_env.robots.g1 import G1  # its model is built from the example-robot-data package
+
+    return G1
+
+
 #: Robot name -> a function returning its description (imported on demand: a robot whose model
 #: comes from an optional package costs nothing until it is asked for).
-ROBOTS: dict[str, Callable[[], RobotDescription]] = {"hubo_lite": lambda: HUBO_LITE}
+ROBOTS: dict[str, Callable[[], RobotDescription]] = {"hubo_lite": lambda: HUBO_LITE, "g1": _g1}
 
 
 def robot_description(robot: str | RobotDescription) -> RobotDescription:

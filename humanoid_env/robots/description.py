@@ -63,13 +63,15 @@ class RobotDescription:
         torso_frame: frame of the torso-orientation task (a site).
         push_body: body the envs' pushes act on.
         home_joints: joint name -> angle [rad] of the standing posture (every actuated joint); the
-            scenes' ``home`` keyframes hold it (the wall scene changes the right arm, documented there).
+            scenes' ``home`` keyframes hold it, changed by :attr:`scene_postures`.
         joint_groups: group name (``legs``, ``waist``, ``left_arm``, ``right_arm``) -> joint names.
         controller_friction: friction coefficient the controller assumes at feet and hands [-]
             (below the simulator's, so planned forces keep a margin inside the real cone).
         cop_margin: share of the sole box's half sizes the controller's CoP may use [-] (a
             planned CoP on the edge of a soft simulated contact tips the foot).
         controller_overrides: :class:`wbc_layer.ControllerConfig` fields tuned for this robot.
+        scene_postures: scene -> joint name -> angle [rad] replacing :attr:`home_joints` in that
+            scene's ``home`` keyframe (the wall scene raises the right hand beside the wall).
     """
 
     name: str
@@ -85,9 +87,10 @@ class RobotDescription:
     controller_friction: float = 0.7
     cop_margin: float = 0.85
     controller_overrides: Mapping[str, Any] = field(default_factory=dict)
+    scene_postures: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.scenes) - set(SCENES))
+        unknown = sorted((set(self.scenes) | set(self.scene_postures)) - set(SCENES))
         if unknown:
             raise ValueError(f"robot {self.name!r}: unknown scene(s) {unknown}; scenes are {SCENES}")
         if tuple(self.feet) != FEET:
@@ -166,12 +169,18 @@ class RobotDescription:
         config = ControllerConfig(contacts=self.foot_contacts(), torso_frame=self.torso_frame)
         return config.with_overrides(**{**self.controller_overrides, **overrides})
 
-    def home_joint_vector(self, joint_names: tuple[str, ...]) -> np.ndarray:
-        """(len(joint_names),) home angles [rad] in ``joint_names``' order."""
-        missing = [n for n in joint_names if n not in self.home_joints]
+    def home_posture(self, scene: str | None = None) -> dict[str, float]:
+        """Joint name -> home angle [rad] in ``scene`` (:attr:`home_joints` with that scene's
+        :attr:`scene_postures`; None: the plain home posture)."""
+        return {**self.home_joints, **self.scene_postures.get(scene, {})}
+
+    def home_joint_vector(self, joint_names: tuple[str, ...], scene: str | None = None) -> np.ndarray:
+        """(len(joint_names),) home angles [rad] in ``joint_names``' order (see :meth:`home_posture`)."""
+        posture = self.home_posture(scene)
+        missing = [n for n in joint_names if n not in posture]
         if missing:
             raise ValueError(f"robot {self.name!r}: home_joints lacks {missing}")
-        return np.array([self.home_joints[n] for n in joint_names], dtype=float)
+        return np.array([posture[n] for n in joint_names], dtype=float)
 
 
 def _resolve(source: PathSource) -> Path:

@@ -7,22 +7,19 @@
 33.34 kg; feet: boxes with sites ``left_sole``/``right_sole``; hands: spheres with sites
 ``left_hand``/``right_hand``; site ``torso`` on the torso link; free joint ``root``.
 
-The robot file has no keyframe (a scene with more joints, a seesaw, could not keep it): a scene
-sets ``g1_home_qpos(model)``, the standing posture :data:`G1_HOME_JOINTS` with the soles on z = 0.
+The robot file has no keyframe (a scene with more joints, a seesaw, could not keep it): its
+scenes (:mod:`humanoid_env.robots.scenes`) put the standing posture :data:`G1_HOME_JOINTS` in
+their ``home`` keyframe, with the soles on z = 0.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import os
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
 import mujoco
-import numpy as np
 
+from humanoid_env.robots.cache import cache_dir, content_key, write_atomically
 from humanoid_env.robots.g1_mjcf import (
     BUILDER_VERSION,
     G1_ARMATURE,
@@ -31,7 +28,6 @@ from humanoid_env.robots.g1_mjcf import (
     G1_HAND_RADIUS,
     G1_URDF,
     PACKAGE,
-    ROOT_JOINT,
     build_g1_spec,
     mjcf_text,
     share_dir,
@@ -44,8 +40,6 @@ __all__ = [
     "G1_HAND_RADIUS",
     "G1_HOME_JOINTS",
     "G1ModelUnavailable",
-    "g1_home_base_height",
-    "g1_home_qpos",
     "g1_mjcf_path",
     "g1_urdf_path",
 ]
@@ -70,11 +64,6 @@ def g1_urdf_path() -> Path:
     return path
 
 
-def cache_dir() -> Path:
-    """Where built models are kept: ``$HUMANOID_WBC_CACHE`` or ``~/.cache/humanoid-wbc``."""
-    return Path(os.environ.get("HUMANOID_WBC_CACHE") or Path.home() / ".cache" / "humanoid-wbc")
-
-
 def g1_mjcf_path(visual_meshes: bool = True) -> Path:
     """The G1's robot-only MJCF file, built on first use and cached.
 
@@ -83,28 +72,11 @@ def g1_mjcf_path(visual_meshes: bool = True) -> Path:
     writer); it is written atomically, so parallel processes may call this at once.
     """
     urdf = g1_urdf_path()
-    key = hashlib.sha256()
-    for part in (
-        urdf.read_bytes(),
-        str(share_dir(urdf)).encode(),
-        BUILDER_VERSION.encode(),
-        mujoco.__version__.encode(),
-        bytes([visual_meshes]),
-    ):
-        key.update(part)
-        key.update(b"\0")
+    key = content_key((urdf.read_bytes(), str(share_dir(urdf)), BUILDER_VERSION, mujoco.__version__, bytes([visual_meshes])))
     suffix = "" if visual_meshes else "_nomesh"
-    path = cache_dir() / f"g1_29dof{suffix}_{key.hexdigest()[:16]}.xml"
+    path = cache_dir() / f"g1_29dof{suffix}_{key}.xml"
     if not path.is_file():
-        xml = mjcf_text(
-            build_g1_spec(urdf, visual_meshes), f"{PACKAGE} {metadata.version(PACKAGE)}: {G1_URDF}"
-        )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False
-        ) as tmp:
-            tmp.write(xml)
-        os.replace(tmp.name, path)
+        write_atomically(path, mjcf_text(build_g1_spec(urdf, visual_meshes), f"{PACKAGE} {metadata.version(PACKAGE)}: {G1_URDF}"))
     return path
 
 
@@ -149,36 +121,3 @@ G1_HOME_JOINTS: dict[str, float] = {
     **_arm("left", 1.0),
     **_arm("right", -1.0),
 }
-
-
-def g1_home_qpos(model: mujoco.MjModel | None = None, base_height: float | None = None) -> np.ndarray:
-    """MuJoCo ``qpos`` of the home posture: the root at the origin's vertical, upright, raised by
-    ``base_height`` (default :func:`g1_home_base_height`: soles on z = 0).
-
-    ``model``: a model holding the G1 (joints matched by name; other joints keep ``qpos0``);
-    default: the robot-only model.
-    """
-    model = model or _robot_model()
-    qpos = model.qpos0.copy()
-    root = model.jnt_qposadr[model.joint(ROOT_JOINT).id]
-    height = g1_home_base_height() if base_height is None else base_height
-    qpos[root : root + 7] = [0.0, 0.0, height, 1.0, 0.0, 0.0, 0.0]  # NOTE: MuJoCo's quaternion is wxyz
-    for name, angle in G1_HOME_JOINTS.items():
-        qpos[model.jnt_qposadr[model.joint(name).id]] = angle
-    return qpos
-
-
-@functools.cache
-def g1_home_base_height() -> float:
-    """Height [m] of the pelvis origin in the home posture with both soles on z = 0 (from the
-    model's kinematics; both soles are at the same height by symmetry)."""
-    model = _robot_model()
-    data = mujoco.MjData(model)
-    data.qpos[:] = g1_home_qpos(model, base_height=0.0)
-    mujoco.mj_kinematics(model, data)
-    return -float(np.mean([data.site(f"{side}_sole").xpos[2] for side in ("left", "right")]))
-
-
-@functools.cache
-def _robot_model() -> mujoco.MjModel:
-    return mujoco.MjModel.from_xml_path(str(g1_mjcf_path(visual_meshes=False)))

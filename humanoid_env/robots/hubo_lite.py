@@ -38,4 +38,6 @@ HUBO_LITE = RobotDescription(
     push_body="torso",
     controller_friction=0.7,  # the simulator's is 1.0
     cop_margin=0.85,  # of the 0.10 x 0.05 m sole half sizes: 0.085 x 0.0425 m
+    # the right arm bent and abducted: the hand 1.2 cm from the wall (assets/scene_wall.xml)
+    scene_postures={"wall": {"right_shoulder_roll": -0.5, "right_elbow": -1.0}},
 )
