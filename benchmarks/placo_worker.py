@@ -13,7 +13,8 @@ problem's settings arrive in the ``setup`` message. Commands (field ``cmd``):
   ``wrench_<frame>`` (6,) in the contact frame, ``success``.
 - ``time``: ``q`` (n, nq), ``v`` (n, nv), ``extra_force`` (n, nv) -> ``times_us`` (n,),
   ``parts_us`` (n, 4: setting the state, ``update_kinematics``, ``solve``, reading ``tau``),
-  ``tau`` (n, nv), ``success`` (n,): each tick timed alone (below).
+  ``tau`` (n, nv), ``wrenches`` (n, contacts, 6: read after the clock), ``success`` (n,): each
+  tick timed alone (below).
 - ``quit``.
 
 An error answers ``{"error": traceback}`` and the worker goes on.
@@ -150,6 +151,8 @@ class PlacoG1:
         stamps = np.empty((n, 5))
         taus = np.empty((n, self.robot.model.nv))
         success = np.empty(n, dtype=bool)
+        contacts = list(self.contacts.values())
+        wrenches = np.empty((n, len(contacts), 6))
         robot, solver, clock = self.robot, self.solver, time.perf_counter
         for k in range(n):
             q, v, ef = Q[k], V[k], EF[k]
@@ -167,11 +170,14 @@ class PlacoG1:
             stamps[k] = t0, t1, t2, t3, t4
             taus[k] = tau
             success[k] = result.success
+            for j, contact in enumerate(contacts):  # after the clock: not part of the tick
+                wrenches[k, j] = contact.wrench
         parts = 1e6 * np.diff(stamps, axis=1)
         return {
             "times_us": 1e6 * (stamps[:, 4] - stamps[:, 0]),
             "parts_us": parts,  # set_state, update_kinematics, solve, read_tau
             "tau": taus,
+            "wrenches": wrenches,
             "success": success,
         }
 
