@@ -1,5 +1,6 @@
 # Quick start: `make test` (set up + tests, the docs' strict build among them), `make train` (set up +
-# default training/eval), `make docs` (the documentation site into site/).
+# default training/eval), `make docs` (the documentation site into site/); `make bench-placo` (our tick
+# against PlaCo's on the G1, PlaCo in .venv-placo).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.installed
 BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite eiquadprog cmeel-eigen
 CXX ?= c++
 
-.PHONY: setup test train docs lint bench clean lock
+.PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +42,36 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run_all
 
+# PlaCo, the peer that benchmarks/placo_g1.py times against our controller on the G1, in a virtualenv
+# of its own: it pins pin==3.8.0 (ours: 4.1.0). Neither setup nor test needs it.
+PLACO_VENV := .venv-placo
+PLACO_PY := $(PLACO_VENV)/bin/python
+PLACO_STAMP := $(PLACO_VENV)/.installed
+PLACO_CONSTRAINTS := benchmarks/placo-constraints.txt
+PLACO_REQUIRES := placo==0.10.2 numpy
+
+$(PLACO_STAMP): $(PLACO_CONSTRAINTS)
+	$(PYTHON) -m venv $(PLACO_VENV)
+	$(PLACO_PY) -m pip install -q -c $(PLACO_CONSTRAINTS) $(PLACO_REQUIRES)
+	touch $(PLACO_STAMP)
+
+placo-venv: $(PLACO_STAMP)
+
+bench-placo: $(STAMP) $(PLACO_STAMP)
+	$(PY) -m benchmarks.placo_g1 --placo-python $(PLACO_PY)
+
+# Rebuild benchmarks/placo-constraints.txt from a fresh venv (its comment lines kept), then `make placo-venv`.
+PLACO_LOCK_VENV := /tmp/humanoid-wbc-placo-lock-venv
+placo-lock:
+	rm -rf $(PLACO_LOCK_VENV)
+	$(PYTHON) -m venv $(PLACO_LOCK_VENV)
+	$(PLACO_LOCK_VENV)/bin/pip install -q $(PLACO_REQUIRES)
+	{ grep '^#' $(PLACO_CONSTRAINTS); $(PLACO_LOCK_VENV)/bin/pip freeze; } > $(PLACO_CONSTRAINTS).new
+	mv $(PLACO_CONSTRAINTS).new $(PLACO_CONSTRAINTS)
+	rm -rf $(PLACO_LOCK_VENV)
+
 clean:
-	rm -rf $(VENV) runs .pytest_cache build site
+	rm -rf $(VENV) $(PLACO_VENV) runs .pytest_cache build site
 
 # Rebuild constraints.txt from a fresh venv: newest versions within pyproject.toml's ranges (torch
 # kept at 2.13.0, the CPU build), the file's comment lines kept. Then `make test`.
