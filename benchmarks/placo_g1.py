@@ -45,8 +45,8 @@ import pinocchio as pin
 
 from benchmarks.common import RESULTS, machine, stats, write_json
 from benchmarks.placo_protocol import read_message, write_message
-from humanoid_env.robots.g1_model import g1_home_qpos, g1_mjcf_path, g1_urdf_path
-from humanoid_env.robots.g1_settings import g1_controller_config
+from humanoid_env.robots import robot_description
+from humanoid_env.robots.g1_model import g1_mjcf_path, g1_urdf_path
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import ControllerConfig, RobotModel, WholeBodyController
 from wbc_layer.controller import make_contact
@@ -111,15 +111,14 @@ YAW_MARGIN_NM = 1e-6
 # -- the G1 and its recorded states ---------------------------------------------------------------
 
 
+def g1_controller_config(**overrides):
+    """The G1's standing controller (its robot description's), with ``overrides``."""
+    return robot_description("g1").controller_config(**overrides)
+
+
 def g1_flat_scene() -> mujoco.MjModel:
-    """The G1 on a floor plane (friction 1, as assets/scene_flat.xml), keyframe ``home``."""
-    spec = mujoco.MjSpec.from_file(str(g1_mjcf_path()))
-    spec.worldbody.add_geom(
-        name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05], contype=3, conaffinity=1,
-        friction=[1.0, 0.005, 0.0001],
-    )  # fmt: skip
-    spec.add_key(name="home", qpos=g1_home_qpos())
-    return spec.compile()
+    """The G1's flat scene (assets/scene_flat.xml's floor, friction 1), keyframe ``home``."""
+    return mujoco.MjModel.from_xml_path(str(robot_description("g1").scene_path("flat")))
 
 
 def push_force(t: float, force: float = PUSH_FORCE_N) -> np.ndarray:

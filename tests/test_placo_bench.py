@@ -16,7 +16,6 @@ import pytest
 from benchmarks import placo_g1
 from benchmarks.placo_protocol import MAX_HEADER_BYTES, ProtocolError, encode, read_message, write_message
 from humanoid_env.robots.g1_model import g1_mjcf_path, g1_urdf_path
-from humanoid_env.robots.g1_settings import g1_controller_config
 from wbc_layer import RobotModel
 
 #: [m] our sites against the same frames in pinocchio's model of the derived URDF: the MJCF keeps
@@ -131,7 +130,7 @@ def test_joint_order_maps_states_and_torques_both_ways():
 
 
 def test_placo_problem_poses_our_contacts_and_gains(robot):
-    config = g1_controller_config()
+    config = placo_g1.g1_controller_config()
     problem = placo_g1.placo_problem(config, robot, np.array([0.0, 0.0, 0.6]))
     left = problem["contacts"][0]
     foot = config.contacts[0]
