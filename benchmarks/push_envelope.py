@@ -127,6 +127,7 @@ class Settings:
     qp_solver: str | None = None
     overrides: tuple[tuple[str, Any], ...] = ()
     robot: str = "hubo_lite"
+    env_kwargs: tuple[tuple[str, Any], ...] = ()
     halvings: int = 6
     bracket: float = 1.5
     max_extensions: int = 3
@@ -214,7 +215,10 @@ _ENVS: dict[str, gym.Env] = {}
 def env_for(stance: Stance, settings: Settings):
     """The (cached, per process) unwrapped env of ``stance`` in wbc mode with ``settings``' backend,
     solver and controller overrides."""
-    kwargs = {**dict(stance.env_kwargs), "action_mode": "wbc", "wbc_backend": settings.backend, "robot": settings.robot}
+    kwargs = {
+        **dict(stance.env_kwargs), **dict(settings.env_kwargs), "action_mode": "wbc", "wbc_backend": settings.backend,
+        "robot": settings.robot,
+    }  # fmt: skip
     if settings.qp_solver is not None:
         kwargs["qp_solver"] = settings.qp_solver
     key = repr((stance.env_id, sorted(kwargs.items()), settings.overrides))
@@ -593,6 +597,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--stances", nargs="+", choices=STANCE_GROUPS, default=list(STANCE_GROUPS), help="flat-ground stances")
     parser.add_argument("--envs", nargs="+", choices=list(ENVS), default=list(ENVS))
     parser.add_argument("--robot", default="hubo_lite", help="a name of humanoid_env.robots.ROBOTS")
+    parser.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON of env keywords for every stance, e.g. \'{"contact_guard": true}\'')
     parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=["compiled"])
     parser.add_argument("--qp-solver", default=None, help="the WBC's QP solver (default: each env's)")
     parser.add_argument("--survival-s", type=float, default=3.0, help="survival window after the push starts [s]")
@@ -624,7 +629,8 @@ def main(argv: list[str] | None = None) -> dict:
     for backend in dict.fromkeys(args.backends):
         settings = Settings(
             seed=args.seed, survival_s=args.survival_s, backend=backend, qp_solver=args.qp_solver,
-            overrides=tuple(sorted(overrides.items())), robot=args.robot, halvings=args.halvings, bracket=args.bracket,
+            overrides=tuple(sorted(overrides.items())), robot=args.robot, env_kwargs=tuple(sorted(args.env_kwargs.items())),
+            halvings=args.halvings, bracket=args.bracket,
             max_extensions=args.max_extensions,
         )  # fmt: skip
         for stance in stances(args.envs, args.stances, args.directions, args.push_time_s):
@@ -636,7 +642,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\n{seconds:.0f} s")
     settings_out = {
         "directions": args.directions, "halvings": args.halvings, "stances": args.stances, "envs": args.envs,
-        "robot": args.robot, "backends": args.backends, "qp_solver": args.qp_solver, "survival_s": args.survival_s,
+        "robot": args.robot, "env_kwargs": args.env_kwargs, "backends": args.backends, "qp_solver": args.qp_solver, "survival_s": args.survival_s,
         "push_time_s": args.push_time_s, "bracket": args.bracket, "max_extensions": args.max_extensions,
         "seed": args.seed, "workers": args.workers, "controller_overrides": overrides,
         "overlay": str(args.overlay) if args.overlay else None, "quick": args.quick,

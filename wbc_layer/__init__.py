@@ -6,6 +6,7 @@ default; :mod:`wbc_layer.compiled`) or in Python (``backend="python"``, the refe
 """
 
 from wbc_layer.config import ContactConfig, ControllerConfig, controller_config_from_dict
+from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.controller import WholeBodyController
 from wbc_layer.environment_body import EnvironmentBody, SeesawBody
@@ -42,6 +43,8 @@ __all__ = [
     "ConfigError",
     "Contact",
     "ContactConfig",
+    "ContactGuard",
+    "ContactGuardSettings",
     "ControllerConfig",
     "EnvironmentBody",
     "SeesawBody",

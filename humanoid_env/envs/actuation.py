@@ -118,9 +118,12 @@ class WbcActuation(Actuation):
 
     def reset(self, env: HumanoidWBCBaseEnv) -> None:
         env._build_controller()
+        env._build_guard()
 
     def update_references(self, env: HumanoidWBCBaseEnv, dt: float, action: np.ndarray | None) -> None:
         env._update_references(dt, action)
+        if env.guard is not None and dt > 0:
+            env.update_guard(dt)
 
     def torques(self, env: HumanoidWBCBaseEnv, action: np.ndarray) -> tuple[np.ndarray, str, float]:
         q, v = env.bridge.to_pinocchio(*env._sensed_state())

@@ -120,7 +120,9 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ``wbc_relaxed`` (physics steps whose rigid-contact QP had no solution and whose relaxed QP
     was solved: the feet gave way, see ``ControllerConfig.contact_slack_weight``),
     ``wbc_contact_slack`` (the largest contact acceleration residual of those steps [m/s^2,
-    rad/s^2]; 0 when none),
+    rad/s^2]; 0 when none), ``wbc_supporting`` (the feet the controller treats as rigid
+    supporting contacts at the end of the step: both, unless ``contact_guard`` released one or a
+    scenario lifted one; empty outside wbc mode),
     ``wbc_solve_time_us`` (mean QP time this step [us], wall-clock: only with
     ``timing_in_info=True``, off by default so that two identical steps give the same ``info``, as
     env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``, ``time`` [s],
@@ -166,7 +168,11 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     velocities [rad/s], noise on the joint positions [rad], sensing and actuation delays of whole
     physics steps; "moderate", "hard" or a dict of settings, see
     :mod:`humanoid_env.envs.estimation`; reward, termination and ``info`` keep the true state;
-    combines with ``randomise``). Unknown keywords raise ``ValueError``
+    combines with ``randomise``), ``contact_guard`` = None (the contact-loss guard,
+    :mod:`wbc_layer.contact_guard`: True or a dict of ``ContactGuardSettings`` fields; a foot
+    whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
+    force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it did
+    not yet reduce falls, see the module). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
 
@@ -183,7 +189,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     - 2026-12-01: robots are data: the ``robot`` keyword (default "hubo_lite"), ``push_body``
       default None (the robot's: "torso"), ``env.action_structure``. No change of behaviour: the
       same seeds give the same trajectories bit for bit in all three action modes (checked on the
-      three envs, 60 steps each).
+      three envs, 60 steps each). ``info["wbc_supporting"]`` and the ``contact_guard`` keyword
+      (off by default) are new.
     """
 
     DEFAULTS = BALANCE_DEFAULTS

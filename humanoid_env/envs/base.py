@@ -23,7 +23,14 @@ import numpy as np
 
 from humanoid_env.envs.actuation import Actuation, PDActuation, TorqueActuation, WbcActuation
 from humanoid_env.envs.estimation import ActuationDelay, StateEstimator, state_estimation
-from humanoid_env.envs.kwargs import check_choice, check_range, check_scalar, check_vector, resolve_kwargs
+from humanoid_env.envs.kwargs import (
+    check_choice,
+    check_range,
+    check_scalar,
+    check_vector,
+    resolve_kwargs,
+    resolve_preset,
+)
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
 from humanoid_env.envs.rendering import SceneRenderer
@@ -32,6 +39,7 @@ from humanoid_env.robots import DEFAULT_ROBOT, FEET, RobotDescription, robot_des
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import ControllerConfig, RobotModel, WholeBodyController
 from wbc_layer.config import BACKENDS, QP_SOLVERS
+from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
 
 if TYPE_CHECKING:
     from humanoid_env.scenarios.base import Scenario
@@ -89,7 +97,20 @@ BASE_DEFAULTS: dict[str, Any] = {
     "randomise": None,
     # estimated state (humanoid_env.envs.estimation): None, "moderate", "hard" or a dict of settings
     "estimation": None,
+    # the contact-loss guard (wbc_layer.contact_guard): None (off), True (default settings) or a
+    # dict of ContactGuardSettings fields
+    "contact_guard": None,
 }
+
+
+def contact_guard_settings(value: Any) -> ContactGuardSettings | None:
+    """The ``contact_guard`` keyword: None or False (off), True (the default
+    :class:`~wbc_layer.contact_guard.ContactGuardSettings`), a dict of its fields, or settings."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return ContactGuardSettings()
+    return resolve_preset("contact_guard", value, ContactGuardSettings, {}, "setting")
 
 
 def low_pass_gain(dt: float, time_constant_s: float) -> float:
@@ -111,8 +132,8 @@ class HumanoidWBCBaseEnv(gym.Env):
     env_name = "HumanoidWBC"
     #: the action's blocks in ``action_mode="wbc"`` (name -> size; subclasses add references).
     wbc_action_structure: dict[str, int] = {"com_offset": 3, "foot_force_share": 1}
-    #: contact name -> MuJoCo geom measured into ``info["contact_forces"]``.
-    sensed_contacts: dict[str, str] = {name: name for name in FEET}
+    #: contacts (feet, hands of the robot description) measured into ``info["contact_forces"]``.
+    sensed_contacts: tuple[str, ...] = FEET
     #: task-specific observation blocks (name -> size), appended after ``previous_action``;
     #: :meth:`_task_observation` fills them.
     task_observation_structure: dict[str, int] = {}
@@ -138,7 +159,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.robot = RobotModel.from_mjcf(self.description.mjcf_path())
         self.bridge = SimBridge(self.model, self.robot.joint_names)
         self.na = len(self.robot.joint_names)
-        self.sensor = ContactSensor(self.model, dict(self.sensed_contacts))
+        limbs = {**self.description.feet, **self.description.hands}
+        self.sensor = ContactSensor(self.model, {name: limbs[name].geom for name in self.sensed_contacts})
         self.weight_n = self.robot.mass * GRAVITY
         self.home_key = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, "home")
         if self.home_key < 0:
@@ -208,6 +230,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
 
         self.controller: WholeBodyController | None = None
+        #: the contact-loss guard on the feet (wbc mode with ``contact_guard``), or None.
+        self.guard: ContactGuard | None = None
+        self._guard_settings = contact_guard_settings(cfg["contact_guard"])
         #: scripted scenario driving the task and the WBC (see :meth:`set_scenario`), or None.
         self.scenario: Scenario | None = None
         self._renderer: SceneRenderer | None = None
@@ -222,6 +247,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         check_choice("wbc_backend", cfg["wbc_backend"], BACKENDS)
         plant_randomisation(cfg["randomise"])
         state_estimation(cfg["estimation"])
+        contact_guard_settings(cfg["contact_guard"])
         if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
         if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
@@ -407,6 +433,34 @@ class HumanoidWBCBaseEnv(gym.Env):
         q_home, v_zero = self._home_pinocchio()
         self.robot.update(q_home, v_zero)
         self.controller = WholeBodyController(self.robot, self.controller_config())
+
+    def _build_guard(self) -> None:
+        """The episode's contact-loss guard on the feet (after :meth:`_build_controller`)."""
+        self.guard = ContactGuard(self.controller, FEET, self._guard_settings) if self._guard_settings else None
+
+    def update_guard(self, dt: float) -> None:
+        """Advance the contact-loss guard by ``dt`` [s] with the feet's measured normal forces
+        and sole tilts (MuJoCo's, against :meth:`support_normal`)."""
+        forces = self.sensor.measure(self.data)
+        normal = self.support_normal()
+        measurements = {}
+        for name, site in zip(FEET, self.sole_sites, strict=True):
+            sole_z = self.data.site_xmat[site].reshape(3, 3)[:, 2]
+            tilt = math.acos(max(-1.0, min(1.0, float(sole_z @ normal))))
+            measurements[name] = (float(forces[name] @ normal), tilt)
+        self.guard.update(dt, measurements)
+
+    def support_normal(self) -> np.ndarray:
+        """(3,) unit normal, world axes, of the surface the feet stand on (flat ground: +z)."""
+        return self._UP
+
+    _UP = np.array([0.0, 0.0, 1.0])
+
+    def supporting_contacts(self) -> list[str]:
+        """The feet the controller treats as rigid supporting contacts now (empty without one)."""
+        if self.controller is None:
+            return []
+        return [name for name in FEET if self.controller.contact(name).active]
 
     def controller_config(self) -> ControllerConfig:
         """The WBC's configuration: the robot's standing controller with the env's solver settings."""
@@ -615,6 +669,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             "wbc_fallbacks": int(fallbacks),
             "wbc_relaxed": int(relaxed),
             "wbc_contact_slack": float(self._step_contact_slack),
+            "wbc_supporting": self.supporting_contacts(),
             "fell": bool(self.fell),
             "nonfinite_state": bool(self.nonfinite_state),
             "time": time,

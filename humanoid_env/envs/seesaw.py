@@ -18,7 +18,6 @@ from humanoid_env.robot_config import (
     SEESAW_SLIDE_JOINT,
     SEESAW_TILT_JOINT,
 )
-from humanoid_env.robots import FEET
 from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody, WholeBodyController
 
 SEESAW_MODELS = ("coupled", "rigid")
@@ -225,7 +224,6 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     DEFAULTS = SEESAW_DEFAULTS
     env_name = "HumanoidWBCSeesaw-v0"
     task_observation_structure = {"board": 2}
-    sensed_contacts = {name: name for name in FEET}
 
     @property
     def wbc_action_structure(self) -> dict[str, int]:
@@ -298,6 +296,11 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     def board_rate(self) -> float:
         """Tilt rate [rad/s]."""
         return float(self.data.qvel[self._tilt_dof])
+
+    def support_normal(self) -> np.ndarray:
+        """(3,) the board's top-face normal, world axes (the contact-loss guard measures the soles'
+        tilt against it)."""
+        return self.data.xmat[self.seesaw_body_id].reshape(3, 3)[:, 2].copy()
 
     def board_rolling_error(self) -> float:
         """Residual of the rolling equality ``y + R theta`` [m] (0 when rolling exactly)."""

@@ -184,7 +184,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     DEFAULTS = WALL_DEFAULTS
     env_name = "HumanoidWBCWall-v0"
     wbc_action_structure = {"com_offset": 3, "hand_force": 1, "foot_force_share": 1}
-    sensed_contacts = {**{name: name for name in FEET}, HAND: HAND}
+    sensed_contacts = (*FEET, HAND)
     task_observation_structure = {"hand_force": 3, "hand_force_command": 1}
 
     def __init__(self, **kwargs: Any):
