@@ -27,6 +27,7 @@ from humanoid_env.robots.g1_model import (
 )
 from humanoid_env.sim_bridge import SimBridge
 from tests.conftest import random_state
+from tests.model_agreement import com_errors, mass_matrix_and_bias_errors, relative_error, site_errors
 from wbc_layer import QPSolveError, RobotModel, WholeBodyController
 
 #: Relative agreement of MuJoCo's and pinocchio's terms on the same file (both in double
@@ -97,16 +98,6 @@ def urdf_joints() -> list[ET.Element]:
     """The URDF's moving joints, in the file's order (which is the depth-first order here)."""
     root = ET.parse(g1_urdf_path()).getroot()
     return [j for j in root.findall("joint") if j.get("type") != "fixed"]
-
-
-def _relative_error(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-12))
-
-
-def _velocity_map(bridge, data) -> np.ndarray:
-    T = np.eye(data.qvel.size)
-    T[:3, :3] = bridge.base_rotation(data.qpos)
-    return T
 
 
 # -- the file and its cache ----------------------------------------------------------------
@@ -228,7 +219,7 @@ def test_kinematics_and_inertia_match_pinocchios_urdf_model(robot, seed):
     M_ref = np.triu(M_ref) + np.triu(M_ref, 1).T
     robot.update(q, np.zeros(robot.nv))
     M = robot.M - np.diag(robot.model.armature)
-    assert _relative_error(M, M_ref[np.ix_(columns, columns)]) < URDF_REL_TOL
+    assert relative_error(M, M_ref[np.ix_(columns, columns)]) < URDF_REL_TOL
     assert np.allclose(
         robot.com, pin.centerOfMass(reference, data_ref, q_ref), rtol=0, atol=URDF_POSITION_TOL
     )
@@ -247,17 +238,8 @@ def test_kinematics_and_inertia_match_pinocchios_urdf_model(robot, seed):
 def test_mass_matrix_and_bias_forces_agree_with_mujoco(mj_model, mj_data, robot, bridge, seed):
     if seed is not None:  # None: the home keyframe at rest
         random_state(mj_model, mj_data, np.random.default_rng(seed))
-    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
-    robot.update(q, v)
-    T = _velocity_map(bridge, mj_data)
-    M_mj = np.zeros((mj_model.nv, mj_model.nv))
-    mujoco.mj_fullM(mj_model, mj_data, M_mj)
-    assert _relative_error(robot.M, T.T @ M_mj @ T) < REL_TOL
-    T_dot_v = np.zeros(mj_model.nv)
-    T_dot_v[:3] = T[:3, :3] @ np.cross(v[3:6], v[:3])
-    # MuJoCo's damping is a passive force (qfrc_passive = -D qvel); our h includes it.
-    h_mj = T.T @ (mj_data.qfrc_bias - mj_data.qfrc_passive + M_mj @ T_dot_v)
-    assert _relative_error(robot.h, h_mj) < REL_TOL
+    M_error, h_error = mass_matrix_and_bias_errors(mj_model, mj_data, robot, bridge)
+    assert M_error < REL_TOL and h_error < REL_TOL
 
 
 def test_armature_and_damping_are_in_both_models(mj_model, robot):
@@ -270,12 +252,8 @@ def test_armature_and_damping_are_in_both_models(mj_model, robot):
 def test_com_and_com_jacobian_agree(mj_model, mj_data, robot, bridge, seed):
     if seed is not None:
         random_state(mj_model, mj_data, np.random.default_rng(seed))
-    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
-    robot.update(q, v)
-    assert np.allclose(robot.com, mj_data.subtree_com[0], rtol=0, atol=PLACEMENT_TOL)
-    mujoco.mj_subtreeVel(mj_model, mj_data)
-    com_velocity_mj = mj_data.subtree_linvel[mj_model.body("pelvis").id]
-    assert _relative_error(robot.com_jacobian @ v, com_velocity_mj) < REL_TOL
+    position, velocity = com_errors(mj_model, mj_data, robot, bridge, "pelvis")
+    assert position < PLACEMENT_TOL and velocity < REL_TOL
 
 
 @pytest.mark.parametrize("site", SITES)
@@ -283,18 +261,9 @@ def test_com_and_com_jacobian_agree(mj_model, mj_data, robot, bridge, seed):
 def test_site_jacobians_agree(mj_model, mj_data, robot, bridge, site, seed):
     if seed is not None:
         random_state(mj_model, mj_data, np.random.default_rng(seed))
-    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
-    robot.update(q, v)
-    T = _velocity_map(bridge, mj_data)
-    jacp = np.zeros((3, mj_model.nv))
-    jacr = np.zeros((3, mj_model.nv))
-    mujoco.mj_jacSite(mj_model, mj_data, jacp, jacr, mj_model.site(site).id)
-    J = robot.frame_jacobian(site, local=False)
-    assert _relative_error(J[:3], jacp @ T) < REL_TOL
-    assert _relative_error(J[3:], jacr @ T) < REL_TOL
-    placement = robot.frame_placement(site)
-    assert np.allclose(placement.translation, mj_data.site(site).xpos, rtol=0, atol=PLACEMENT_TOL)
-    assert np.allclose(placement.rotation, mj_data.site(site).xmat.reshape(3, 3), rtol=0, atol=PLACEMENT_TOL)
+    linear, angular, position, rotation = site_errors(mj_model, mj_data, robot, bridge, site)
+    assert linear < REL_TOL and angular < REL_TOL
+    assert position < PLACEMENT_TOL and rotation < PLACEMENT_TOL
 
 
 # -- the home posture ----------------------------------------------------------------------

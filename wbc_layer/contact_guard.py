@@ -17,11 +17,13 @@ no rigid rows). A released foot is **regained** once it is flat (tilt below half
 and loaded (measured force above ``loaded_force_n``) for ``settle_s``: the contact is switched
 on with its force bound at 0, ramping back to its maximum over ``ramp_s``.
 
-What it does not do yet: hold a released foot's pose (a swing task) so that it comes back down
-flat where it was. Without that, releasing a lifted foot made pushes *worse*: at 10-16 N s torso
+What it does not do: plan where a released foot goes (a step). Releasing a lifted foot made
+pushes *worse*: at 10-16 N s torso
 pushes on ``HumanoidWBC-v0`` (6 episodes, seeds 0-5) the nominal controller fell in 4 without the
 guard and in 6 with feet released when unloaded; released on tilt only, it fell in 4 (the
-default: ``unloaded_s=None``). So the guard is off by default in the envs (``contact_guard``).
+default: ``unloaded_s=None``); holding a released sole where it last stood (position and
+orientation tasks, tried, not kept) gave 5-6 falls. So the guard is off by default in the envs
+(``contact_guard``).
 
 The guard only drives contacts through the controller's public setters (``active``,
 ``max_normal_force``, ``min_normal_force``), so both backends run it the same way. Pure Python,
