@@ -171,8 +171,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     combines with ``randomise``), ``contact_guard`` = None (the contact-loss guard,
     :mod:`wbc_layer.contact_guard`: True or a dict of ``ContactGuardSettings`` fields; a foot
     whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
-    force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it did
-    not yet reduce falls, see the module). Unknown keywords raise ``ValueError``
+    force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it
+    lowered the push envelope, see the module). Unknown keywords raise ``ValueError``
     listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
     ``HumanoidBalanceEnv.DEFAULTS``.
 
