@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "qp_backends": ["--problems", "50"],
     "scaling": ["--steps", "100"],
     "env_throughput": ["--block", "10", "--rounds", "2"],
+    "env_overhead": ["--steps", "20"],
 }
 #: the benchmarks that run the controller and take ``--backends``.
 WITH_BACKENDS = ("controller_step", "scaling", "env_throughput")

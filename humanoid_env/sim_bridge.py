@@ -15,6 +15,8 @@ list joints and actuators in any order.
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 
@@ -51,6 +53,15 @@ class SimBridge:
         self.ctrl_max = model.actuator_ctrlrange[self.actuator_ids, 1].copy()
         self.torque_min = self.gear * self.ctrl_min
         self.torque_max = self.gear * self.ctrl_max
+        # Per-call constants of the hot path (to_pinocchio, torques_to_ctrl: every physics step).
+        self._quat = slice(self.root_qpos + 3, self.root_qpos + 7)
+        self._rotation = np.empty(9)  # to_pinocchio's base rotation (row-major 3 x 3)
+        self._rotation_T = self._rotation.reshape(3, 3).T
+        self._tau_shape = (len(self.joint_names),)
+        first = int(self.actuator_ids[0]) if len(self.actuator_ids) else 0
+        contiguous = np.array_equal(self.actuator_ids, np.arange(first, first + len(self.actuator_ids)))
+        #: where the robot's actuators sit in ``ctrl``: a slice when they are consecutive, in order.
+        self._ctrl_index = slice(first, first + len(self.actuator_ids)) if contiguous else self.actuator_ids
 
     def _actuators(self, joint_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         by_joint = {}
@@ -73,7 +84,8 @@ class SimBridge:
         """MuJoCo ``(qpos, qvel)`` -> pinocchio ``(q (nq,), v (nv,))``."""
         q = qpos[self._q_from_qpos]
         v = qvel[self.dofs]
-        v[:3] = self.base_rotation(qpos).T @ v[:3]
+        mujoco.mju_quat2Mat(self._rotation, qpos[self._quat])  # base_rotation(qpos), into a buffer
+        v[:3] = self._rotation_T @ v[:3]
         return q, v
 
     def acceleration_to_mujoco(self, qpos: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -91,12 +103,14 @@ class SimBridge:
         Raises ``ValueError`` on a non-finite torque: the simulation never receives NaN.
         """
         tau = np.asarray(tau, dtype=float)
-        if tau.shape != (len(self.joint_names),):
+        if tau.shape != self._tau_shape:
             raise ValueError(f"expected {len(self.joint_names)} torques, got shape {tau.shape}")
-        if not np.isfinite(tau).all():
+        # A finite sum has finite terms (the entry-wise check only runs when it is not).
+        if not math.isfinite(np.add.reduce(tau)) and not np.isfinite(tau).all():
             bad = np.flatnonzero(~np.isfinite(tau)).tolist()
             raise ValueError(f"non-finite torques for joints {[self.joint_names[i] for i in bad]}")
-        ctrl[self.actuator_ids] = np.clip(tau / self.gear, self.ctrl_min, self.ctrl_max)
+        # ndarray.clip is what np.clip calls (the same values), without np.clip's dispatch.
+        ctrl[self._ctrl_index] = (tau / self.gear).clip(self.ctrl_min, self.ctrl_max)
 
 
 def _joint_id(model: mujoco.MjModel, name: str) -> int:

@@ -20,11 +20,21 @@ import math
 import time
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 import pytest
 import qpsolvers
 
-from benchmarks import controller_step, env_throughput, push_envelope, qp_backends, randomisation, scaling
+from benchmarks import (
+    controller_step,
+    env_overhead,
+    env_throughput,
+    push_envelope,
+    qp_backends,
+    randomisation,
+    scaling,
+)
+from humanoid_env.envs.base import HumanoidWBCBaseEnv
 from wbc_layer import ProxsuiteSolver, WholeBodyController
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.qp import DaqpSolver, EiquadprogSolver
@@ -177,6 +187,24 @@ def test_env_throughput_compares_modes(tmp_path, clock, monkeypatch):
     assert row["python_over_compiled"] == pytest.approx(
         row["wbc"]["compiled"]["steps_per_s"] / row["wbc"]["python"]["steps_per_s"], rel=1e-12
     )
+
+
+def test_env_overhead_splits_each_env_step_into_its_parts(tmp_path, clock, monkeypatch):
+    # Per env step (frame_skip physics steps): one charge per C++ tick and per mj_step, one for the
+    # mj_forward after them, one in the observation hook; the Python per physics step holds none.
+    monkeypatch.setattr(env_overhead, "core_compute", clock.charging(env_overhead.core_compute))
+    monkeypatch.setattr(mujoco, "mj_step", clock.charging(mujoco.mj_step))
+    monkeypatch.setattr(mujoco, "mj_forward", clock.charging(mujoco.mj_forward))
+    monkeypatch.setattr(HumanoidWBCBaseEnv, "_observation", clock.charging(HumanoidWBCBaseEnv._observation))
+    n = gym.make(ENV).unwrapped.frame_skip
+    out = tmp_path / "overhead.json"
+    env_overhead.main(["--steps", "3", "--envs", ENV, "--json", str(out)])
+    row = load(out)["results"][ENV]
+    assert row["physics_steps"] == 3 * n and row["resets"] == 0
+    for part, k in (("tick", n), ("mujoco", n + 1), ("env_step_hooks", 1), ("env_step", 2 * n + 2)):
+        assert holds(row[part]["median_us"], k), (part, row[part])
+    assert 0.0 < 1e-6 * row["python_per_physics_step"]["median_us"] < REAL_S
+    assert 0.0 < row["python_share"] < 1.0 and positive(row["steps_per_s"])
 
 
 def test_controller_step_writes_its_table(tmp_path, clock, monkeypatch):

@@ -54,6 +54,11 @@ else:
 
 #: ``core.compute`` iteration cap, as the Python ProxsuiteSolver's.
 MAX_ITER = 1000
+#: Tasks whose gains ``kp``, ``kd`` have a write of their own (``core.set_gains``).
+_MOTION_TASKS = (ComTask, PostureTask, OrientationTask, FramePositionTask)
+#: Attribute names that are not part of a task's data (a motion task's; any other task's).
+_MOTION_META = frozenset({"active", "weight", "kp", "kd"})
+_META = frozenset({"active", "weight"})
 _USE_PYTHON = "use ControllerConfig(backend='python') for it"
 
 
@@ -105,6 +110,15 @@ class CompiledTick:
         self._contacts = list(controller.contacts.values())
         self._layout = controller.layout
         self._force_tasks: list[ContactForceTask] = []
+        #: task class -> its data writer (add_task admits these exact classes only).
+        self._data_writers = {
+            ComTask: self._write_com, PostureTask: self._write_posture, OrientationTask: self._write_orientation,
+            FramePositionTask: self._write_frame_position, BodyRestTask: self._write_body_rest,
+            ContactForceTask: self._write_contact_force, RegularisationTask: self._write_regularisation,
+            AngularMomentumTask: self._write_angular_momentum,
+        }  # fmt: skip
+        #: foot contact name -> its normal row (1, 6): a constant of the foot (FootContact.normal_row).
+        self._foot_normal_rows: dict[str, np.ndarray] = {}
         for contact in controller.contacts.values():
             self._write_contact(contact)
             contact._listener = self._write_contact
@@ -140,13 +154,13 @@ class CompiledTick:
     def _write_task(self, task: Task, names: tuple[str, ...] | None = None) -> None:
         """Write ``task`` into the core; ``names``: the attributes that changed (None: all)."""
         core, i = self.core, self.task_index[task.name]
-        motion = isinstance(task, (ComTask, PostureTask, OrientationTask, FramePositionTask))
+        motion = isinstance(task, _MOTION_TASKS)
         common = names is None or "active" in names or "weight" in names
         gains = motion and (names is None or "kp" in names or "kd" in names)
         # A motion task's gains have their own write; every other name is part of the task's data
         # (a BodyRestTask's kp and kd among them).
-        if names is None or not set(names) <= ({"active", "weight", "kp", "kd"} if motion else {"active", "weight"}):
-            self._write_task_data(task, i)
+        if names is None or not (_MOTION_META if motion else _META).issuperset(names):
+            self._data_writers[type(task)](task, i)
         if gains:
             rows = self.robot.na if isinstance(task, PostureTask) else 3
             kp = finite_vector(task.kp, rows, f"kp of {task.name!r}")
@@ -154,30 +168,44 @@ class CompiledTick:
         if common:
             core.set_task(i, bool(task.active), float(task.weight))
 
-    def _write_task_data(self, task: Task, i: int) -> None:
-        core = self.core
-        if isinstance(task, ComTask):
-            core.set_com(i, task.position, task.velocity, task.acceleration)
-        elif isinstance(task, PostureTask):
-            if task.target is None:
-                raise ConfigError(f"posture task {task.name!r} has no target; call set_target first")
-            core.set_posture(i, finite_vector(task.target, self.robot.na, f"target of {task.name!r}"))
-        elif isinstance(task, OrientationTask):
-            core.set_orientation(i, self.robot.frame_id(task.frame), np.asarray(task.target, dtype=float))
-        elif isinstance(task, FramePositionTask):
-            core.set_frame_position(i, self.robot.frame_id(task.frame), task.position, task.velocity)
-        elif isinstance(task, BodyRestTask):
-            body = task.body
-            target = np.zeros(body.dof) if task.target is None else finite_vector(task.target, body.dof, f"target of {task.name!r}")
-            core.set_body_rest(i, self.body_index[body.name], float(task.kp), float(task.kd), target)
-        elif isinstance(task, ContactForceTask):
-            contact = task.contact
-            rows = contact.normal_row()[None, :] if task.normal_only else np.eye(contact.dim)
-            core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
-        elif isinstance(task, RegularisationTask):
-            core.set_regularisation(i, float(task.qdd_weight), float(task.force_weight))
-        elif isinstance(task, AngularMomentumTask):
-            core.set_angular_momentum(i, float(task.damping))
+    # One writer per task class (a dict lookup instead of a chain of isinstance: the envs write
+    # their references at every physics step).
+    def _write_com(self, task: ComTask, i: int) -> None:
+        self.core.set_com(i, task.position, task.velocity, task.acceleration)
+
+    def _write_posture(self, task: PostureTask, i: int) -> None:
+        if task.target is None:
+            raise ConfigError(f"posture task {task.name!r} has no target; call set_target first")
+        self.core.set_posture(i, finite_vector(task.target, self.robot.na, f"target of {task.name!r}"))
+
+    def _write_orientation(self, task: OrientationTask, i: int) -> None:
+        self.core.set_orientation(i, self.robot.frame_id(task.frame), np.asarray(task.target, dtype=float))
+
+    def _write_frame_position(self, task: FramePositionTask, i: int) -> None:
+        self.core.set_frame_position(i, self.robot.frame_id(task.frame), task.position, task.velocity)
+
+    def _write_body_rest(self, task: BodyRestTask, i: int) -> None:
+        body = task.body
+        target = np.zeros(body.dof) if task.target is None else finite_vector(task.target, body.dof, f"target of {task.name!r}")
+        self.core.set_body_rest(i, self.body_index[body.name], float(task.kp), float(task.kd), target)
+
+    def _write_contact_force(self, task: ContactForceTask, i: int) -> None:
+        contact = task.contact
+        if not task.normal_only:
+            rows = np.eye(contact.dim)
+        elif type(contact) is FootContact:  # its normal row is a constant: made once
+            rows = self._foot_normal_rows.get(contact.name)
+            if rows is None:
+                rows = self._foot_normal_rows[contact.name] = contact.normal_row()[None, :]
+        else:
+            rows = contact.normal_row()[None, :]
+        self.core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
+
+    def _write_regularisation(self, task: RegularisationTask, i: int) -> None:
+        self.core.set_regularisation(i, float(task.qdd_weight), float(task.force_weight))
+
+    def _write_angular_momentum(self, task: AngularMomentumTask, i: int) -> None:
+        self.core.set_angular_momentum(i, float(task.damping))
 
     def _write_contact(self, contact: Contact, names: tuple[str, ...] | None = None) -> None:
         G, h = contact.force_constraints(self.n_facets)

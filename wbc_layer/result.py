@@ -43,6 +43,20 @@ class WBCResult:
     relaxed: bool = False
     contact_slack: dict[str, np.ndarray] = field(default_factory=dict)
 
+    # NOTE: written by hand (a dataclass keeps a class's own __init__): one update of the instance
+    # dict instead of the frozen dataclass's object.__setattr__ per field; a result is made at
+    # every physics step. Same signature and defaults as the generated one.
+    def __init__(
+        self, success: bool, status: str, tau: np.ndarray, qdd: np.ndarray, contact_forces: dict[str, np.ndarray],
+        solve_time_us: float, iterations: int, body_accelerations: dict[str, np.ndarray] | None = None,
+        relaxed: bool = False, contact_slack: dict[str, np.ndarray] | None = None,
+    ) -> None:  # fmt: skip
+        self.__dict__.update(
+            success=success, status=status, tau=tau, qdd=qdd, contact_forces=contact_forces, solve_time_us=solve_time_us,
+            iterations=iterations, body_accelerations={} if body_accelerations is None else body_accelerations,
+            relaxed=relaxed, contact_slack={} if contact_slack is None else contact_slack,
+        )  # fmt: skip
+
     @property
     def contact_slack_norm(self) -> float:
         """Largest norm of a contact's acceleration residual (0.0 when not relaxed)."""

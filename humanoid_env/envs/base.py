@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
 _BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
+_BAD_QPOS, _BAD_QVEL, _BAD_QACC = _BAD_STATE_WARNINGS
+#: ``ndarray.sum()`` without its Python wrapper (the same pairwise sum).
+add_reduce = np.add.reduce
+isfinite = math.isfinite
 
 #: Keyword arguments shared by every environment, with their defaults (see the subclasses'
 #: docstrings for the full table).
@@ -113,6 +117,42 @@ def contact_guard_settings(value: Any) -> ContactGuardSettings | None:
     return resolve_preset("contact_guard", value, ContactGuardSettings, {}, "setting")
 
 
+def clip_scalar(x: float, low: float, high: float) -> float:
+    """``float(np.clip(x, low, high))`` for one number, without numpy's call overhead: the same
+    value bit for bit (on a tie ``x`` itself is kept, as numpy does; a NaN passes through)."""
+    if x != x:
+        return float(x)
+    return float(min(max(x, low), high))
+
+
+_ZERO3 = np.zeros(3)
+_ZERO3.flags.writeable = False
+_DOWN = np.array([0.0, 0.0, -1.0])
+_DOWN.flags.writeable = False
+
+
+def _same(a: Any, b: np.ndarray) -> bool:
+    """Whether ``a`` is an array of ``b``'s shape and dtype holding the same values bit for bit
+    (a signed zero counts)."""
+    return type(a) is np.ndarray and a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _all_finite(x: np.ndarray) -> bool:
+    """``np.all(np.isfinite(x))``: a finite sum has finite terms (the entry-wise check only runs
+    when the sum is not finite)."""
+    return isfinite(add_reduce(x)) or bool(np.isfinite(x).all())
+
+
+def _norm(x: np.ndarray) -> float:
+    """``float(np.linalg.norm(x))`` of a vector (the same value: the square root of ``x.dot(x)``)."""
+    return math.sqrt(x.dot(x))
+
+
+def _mean_square(x: np.ndarray) -> float:
+    """``float(np.mean(x**2))`` (the same value: ``x**2`` is ``x * x``, the mean a sum over the count)."""
+    return float(add_reduce(x * x) / x.size)
+
+
 def low_pass_gain(dt: float, time_constant_s: float) -> float:
     """Share of the remaining step a first-order low-pass of ``time_constant_s`` [s] takes in ``dt``
     [s] (``min(1, dt / T)``; 1, i.e. no filter, when ``T`` or ``dt`` is 0)."""
@@ -171,6 +211,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         if self.push_body < 0:
             raise ValueError(f"push_body {push_body!r} is not a body of the scene")
         self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, self.description.feet[f].site) for f in FEET]
+        self._sole_sites = np.array(self.sole_sites)
         ranges = plant_randomisation(cfg["randomise"])
         #: draws the simulated robot's physics per episode (None: the nominal model, untouched).
         self.plant = PlantRandomiser(self.model, self.root_body, self.bridge.actuator_ids, ranges) if ranges else None
@@ -194,6 +235,10 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.torque_max = self.bridge.torque_max.copy()
         self._inverse_torque_max = 1.0 / self.torque_max
         self._decoded_action: np.ndarray | None = None
+        self._checked_data: mujoco.MjData | None = None  # whose arrays _state_views holds
+        #: the contact forces of a step's final state, measured once for its observation, reward,
+        #: termination and info (None outside that part of step()): see _contact_forces.
+        self._step_forces: tuple[mujoco.MjData, dict[str, np.ndarray]] | None = None
         self.joint_low = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 0].copy()
         self.joint_high = self.model.jnt_range[[self._joint_id(n) for n in self.robot.joint_names], 1].copy()
 
@@ -348,52 +393,68 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._step_contact_slack = 0.0
         if not self._state_is_finite():  # after that, each physics step checks the state it made
             self.nonfinite_state = True
+        # The physics steps' loop is the env's hot path (10 per env step): what does not change
+        # within an env step is looked up once here.
+        dt = self.dt_physics
+        actuation, pushes, bridge = self.actuation, self.pushes, self.bridge
+        push_force = d.xfrc_applied[self.push_body, :3]  # a view into d
+        ctrl = d.ctrl
+        inverse_torque_max = self._inverse_torque_max
+        qpos, qvel, act, warnings = self._state_views(d)
         for _ in range(0 if self.nonfinite_state else self.frame_skip):
             time = float(d.time)
             if self.scenario is not None:
-                self.scenario.update_task(self, time, self.dt_physics)
+                self.scenario.update_task(self, time, dt)
             else:
-                self._update_task(time, self.dt_physics)
-            d.xfrc_applied[self.push_body, :3] = self.pushes.update(self.np_random, time)
+                self._update_task(time, dt)
+            push_force[:] = pushes.update(self.np_random, time)
             if self.estimator is not None:
                 self.estimator.update(d)  # the state the controller sees at this physics step
-            self.actuation.update_references(self, self.dt_physics, action)
-            if self.scenario is not None and self.actuation.drives_controller:
-                self.scenario.update_controller(self, time, self.dt_physics)
-            tau, status, solve_us = self.actuation.torques(self, action)
+            actuation.update_references(self, dt, action)
+            if self.scenario is not None and actuation.drives_controller:
+                self.scenario.update_controller(self, time, dt)
+            tau, status, solve_us = actuation.torques(self, action)
             statuses.append(status)
             solve_times.append(solve_us)
             self.last_tau_computed = tau
             if self.actuation_delay is not None:
                 tau = self.actuation_delay.push(tau)  # the torque computed actuation_delay_steps ago
-            relative = tau * self._inverse_torque_max
+            relative = tau * inverse_torque_max
             effort += float(relative @ relative) / relative.size
             self.last_tau = tau
-            self.bridge.torques_to_ctrl(tau, d.ctrl)
+            bridge.torques_to_ctrl(tau, ctrl)
             mujoco.mj_step(m, d)
-            if self._bad_state_warning_count() > self._warning_counts or not self._state_is_finite():
+            # _bad_state_warning_count() and _state_is_finite(), on the views
+            if (
+                int(warnings[_BAD_QPOS] + warnings[_BAD_QVEL] + warnings[_BAD_QACC]) > self._warning_counts
+                or not (isfinite(add_reduce(qpos)) and isfinite(add_reduce(qvel)) and isfinite(add_reduce(act)))
+            ):
                 self.nonfinite_state = True
                 break
         effort /= max(len(statuses), 1)
-        if not self.nonfinite_state:
-            mujoco.mj_forward(m, d)  # positions-dependent quantities at the new state
-            obs = self._observation()
-            if not np.all(np.isfinite(obs)):
-                self.nonfinite_state = True
-        if self.nonfinite_state:
-            obs = self._last_obs.copy()
-        self._last_obs = obs
-        self.fell = self.nonfinite_state or self._fallen()
-        terminated = self._task_terminated() or self.fell
-        terms = self._reward_terms(action, effort)
-        reward = 0.0
-        for value in terms.values():
-            reward += value
-        self.previous_action = action.copy()
-        fallbacks = statuses.count("fallback")
-        status = self.actuation.step_status(fallbacks)
-        info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None, statuses.count("relaxed"))
-        info.update({f"reward_{name}": value for name, value in terms.items()})
+        try:
+            if not self.nonfinite_state:
+                mujoco.mj_forward(m, d)  # positions-dependent quantities at the new state
+                self._step_forces = (d, self.sensor.measure(d))
+                obs = self._observation()
+                if not _all_finite(obs):
+                    self.nonfinite_state = True
+            if self.nonfinite_state:
+                obs = self._last_obs.copy()
+            self._last_obs = obs
+            self.fell = self.nonfinite_state or self._fallen()
+            terminated = self._task_terminated() or self.fell
+            terms = self._reward_terms(action, effort)
+            reward = 0.0
+            for value in terms.values():
+                reward += value
+            self.previous_action = action.copy()
+            fallbacks = statuses.count("fallback")
+            status = self.actuation.step_status(fallbacks)
+            info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None, statuses.count("relaxed"))
+            info.update({f"reward_{name}": value for name, value in terms.items()})
+        finally:
+            self._step_forces = None
         if self.render_mode == "human":
             self.render()
         return obs.copy(), float(reward), bool(terminated), False, info
@@ -422,10 +483,10 @@ class HumanoidWBCBaseEnv(gym.Env):
             raise ValueError(f"action must be numeric with shape {self.action_space.shape}, got {action!r}") from err
         if action.shape != self.action_space.shape:
             raise ValueError(f"action must have shape {self.action_space.shape}, got shape {action.shape}")
-        bad = np.flatnonzero(~np.isfinite(action))
-        if bad.size:
+        if not _all_finite(action):
+            bad = np.flatnonzero(~np.isfinite(action))
             raise ValueError(f"action has non-finite (NaN or inf) values at indices {bad.tolist()}")
-        return np.clip(action, -1.0, 1.0)
+        return action.clip(-1.0, 1.0)  # np.clip's own call, without its dispatch
 
     # -- WBC and torques ------------------------------------------------------------------
     def _build_controller(self) -> None:
@@ -487,33 +548,48 @@ class HumanoidWBCBaseEnv(gym.Env):
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
         """Rate-limit the decoded references towards the action's and hand them to the WBC
         (wbc mode only: :class:`~humanoid_env.envs.actuation.WbcActuation` calls it)."""
+        cfg = self.config
         if action is not None:
             if action is not self._decoded_action:  # the same action for every physics step of a step
                 self._decoded, self._decoded_action = self._decode_wbc_action(action), action
             offset, share = self._decoded
             step = offset - self.com_offset
-            step *= low_pass_gain(dt, self.config["com_offset_filter_s"])  # a continuous velocity
-            max_step = self.config["com_rate_limit_mps"] * dt
+            gain = low_pass_gain(dt, cfg["com_offset_filter_s"])  # a continuous velocity
+            if gain != 1.0:  # (x * 1.0 == x: skipped)
+                step *= gain
+            max_step = cfg["com_rate_limit_mps"] * dt
             norm = math.sqrt(step @ step)
             if norm > max_step:
                 step *= max_step / norm
             self.com_offset = self.com_offset + step
             self.com_offset_velocity = step / dt if dt > 0 else np.zeros(3)
-            max_share = self.config["force_share_rate_limit"] * dt
-            self.force_share += float(np.clip(share - self.force_share, -max_share, max_share))
-        if self.config["reference_feedforward"]:
+            max_share = cfg["force_share_rate_limit"] * dt
+            self.force_share += clip_scalar(share - self.force_share, -max_share, max_share)
+        if cfg["reference_feedforward"]:
             base, base_velocity = self.com_target, self.com_target_velocity
         else:
             base, base_velocity = self.com_nominal, np.zeros(3)
         self.wbc_com_reference = base + self.com_offset
-        self.controller.com_task.set_reference(self.wbc_com_reference, base_velocity + self.com_offset_velocity)
-        weight = self.config["force_weight"]
-        for name, target in self._force_targets().items():
+        velocity = base_velocity + self.com_offset_velocity
+        com_task = self.controller.com_task
+        # Unchanged (a target at rest, the offset settled): the task holds these values already.
+        if not (
+            _same(com_task.position, self.wbc_com_reference) and _same(com_task.velocity, velocity) and _same(com_task.acceleration, _ZERO3)
+        ):
+            com_task.set_reference(self.wbc_com_reference, velocity)
+        weight = cfg["force_weight"]
+        for name, target in self._foot_force_targets().items():
             self.controller.set_force_target(name, target, weight=weight)
 
-    def _force_targets(self) -> dict[str, float]:
-        """Contact name -> normal-force target [N] (wbc mode), from the left-foot share."""
+    def _foot_force_targets(self) -> dict[str, float]:
+        """Contact name -> normal-force target [N] of the feet (wbc mode), from the left-foot share:
+        what :meth:`_update_references` hands to the controller with weight ``force_weight``."""
         return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
+
+    def _force_targets(self) -> dict[str, float]:
+        """Contact name -> normal-force target [N] (wbc mode): the feet's (:meth:`_foot_force_targets`);
+        a task adds the contacts it controls."""
+        return self._foot_force_targets()
 
     def _sensed_state(self) -> tuple[np.ndarray, np.ndarray]:
         """``(qpos (nq,), qvel (nv,))`` of the scene as the controller sees it, in MuJoCo's layout:
@@ -543,14 +619,21 @@ class HumanoidWBCBaseEnv(gym.Env):
         return self.controller.compute(q, v)
 
     # -- state, observation, reward -------------------------------------------------------
+    def _state_views(self, d: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(qpos, qvel, act, warning counts)`` of ``d``: views into it, made once per MjData."""
+        if self._checked_data is not d:
+            self._checked_views = (d.qpos, d.qvel, d.act, d.warning.number)
+            self._checked_data = d
+        return self._checked_views
+
     def _bad_state_warning_count(self) -> int:
-        number = self.data.warning.number
-        return int(sum(number[i] for i in _BAD_STATE_WARNINGS))
+        number = self._state_views(self.data)[3]
+        return int(number[_BAD_QPOS] + number[_BAD_QVEL] + number[_BAD_QACC])
 
     def _state_is_finite(self) -> bool:
-        d = self.data
+        qpos, qvel, act, _ = self._state_views(self.data)
         # A sum is NaN or inf as soon as one entry is (or the state is absurdly large): one pass each.
-        return math.isfinite(d.qpos.sum()) and math.isfinite(d.qvel.sum()) and math.isfinite(d.act.sum())
+        return isfinite(add_reduce(qpos)) and isfinite(add_reduce(qvel)) and isfinite(add_reduce(act))
 
     def base_rotation(self) -> np.ndarray:
         """(3, 3) world rotation of the base (pelvis)."""
@@ -558,11 +641,11 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def gravity_in_base(self) -> np.ndarray:
         """(3,) unit gravity direction in base axes ([0, 0, -1] when upright)."""
-        return self.base_rotation().T @ np.array([0.0, 0.0, -1.0])
+        return self.base_rotation().T @ _DOWN
 
     def tilt(self) -> float:
         """Angle between the base's z axis and the vertical [rad]."""
-        return float(np.arccos(np.clip(-self.gravity_in_base()[2], -1.0, 1.0)))
+        return float(np.arccos(clip_scalar(-self.gravity_in_base()[2], -1.0, 1.0)))
 
     def base_height(self) -> float:
         """Base (pelvis) height above the support centre [m]."""
@@ -570,7 +653,24 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def support_centre(self) -> np.ndarray:
         """(3,) midpoint of the two sole centres, world [m]."""
-        return self.data.site_xpos[self.sole_sites].mean(axis=0)
+        # ndarray.mean(axis=0)'s own steps (a sum over the rows, then a division by their count)
+        # without its Python wrapper: the same value.
+        centre = add_reduce(self.data.site_xpos[self._sole_sites], axis=0)
+        centre /= len(self._sole_sites)
+        return centre
+
+    def _contact_forces(self) -> dict[str, np.ndarray]:
+        """``self.sensor.measure(self.data)``: contact name -> (3,) world force [N]. A step measures
+        its final state's once, for the observation, termination, reward and info."""
+        if self._step_forces is not None and self._step_forces[0] is self.data:
+            return self._step_forces[1]
+        return self.sensor.measure(self.data)
+
+    def _contact_force(self, name: str) -> np.ndarray:
+        """(3,) world force [N] on the contact ``name``: :meth:`_contact_forces`' entry."""
+        if self._step_forces is not None and self._step_forces[0] is self.data:
+            return self._step_forces[1][name]
+        return self.sensor.force(self.data, name)
 
     def com(self) -> np.ndarray:
         """(3,) robot CoM, world [m] (MuJoCo's subtree CoM of the root body)."""
@@ -593,13 +693,13 @@ class HumanoidWBCBaseEnv(gym.Env):
         R = self.base_rotation()
         dof = self.bridge.root_dof
         support = self.support_centre()
-        forces = self.sensor.measure(d)
+        forces = self._contact_forces()
         com = self.com()
-        if np.all(np.isfinite(com)):
+        if _all_finite(com):
             self._last_com = com
         blocks = {
             "base_height": [self.base_height()],
-            "gravity_base": R.T @ np.array([0.0, 0.0, -1.0]),
+            "gravity_base": R.T @ _DOWN,
             "base_linear_velocity": R.T @ d.qvel[dof : dof + 3],
             "base_angular_velocity": d.qvel[dof + 3 : dof + 6],
             "joint_positions": d.qpos[self.bridge.joint_qpos] - self.q_home,
@@ -634,21 +734,21 @@ class HumanoidWBCBaseEnv(gym.Env):
         finally:
             self.data = true
         com = self.com()
-        if np.all(np.isfinite(com)):
+        if _all_finite(com):
             self._last_com = com
         return obs
 
     def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
         """Named reward terms (their sum is the reward); see the class docstring for formulas."""
         cfg = self.config
-        error = float(np.linalg.norm(self.com() - self.com_target)) if not self.nonfinite_state else np.inf
+        error = _norm(self.com() - self.com_target) if not self.nonfinite_state else np.inf
         upright = float(-self.gravity_in_base()[2]) if not self.nonfinite_state else 0.0
         return {
             "alive": cfg["reward_alive"] if not self.fell else 0.0,
             "com_tracking": cfg["reward_com_tracking"] * float(np.exp(-((error / cfg["com_tracking_sigma_m"]) ** 2))),
             "upright": cfg["reward_upright"] * upright,
             "effort": -cfg["reward_effort"] * effort,
-            "action_rate": -cfg["reward_action_rate"] * float(np.mean((action - self.previous_action) ** 2)),
+            "action_rate": -cfg["reward_action_rate"] * _mean_square(action - self.previous_action),
             "fall": -cfg["fall_penalty"] if self.fell else 0.0,
         }
 
@@ -657,7 +757,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         steps) only with ``timing_in_info=True`` and a measured time; ``relaxed``: physics steps
         that solved the relaxed QP."""
         d = self.data
-        forces = self.sensor.measure(d) if not self.nonfinite_state else {n: np.zeros(3) for n in self.sensor.geom_ids}
+        forces = self._contact_forces() if not self.nonfinite_state else {n: np.zeros(3) for n in self.sensor.geom_ids}
         time = float(d.time)
         info = {
             "com": self._last_com.copy(),

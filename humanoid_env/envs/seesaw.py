@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 
 from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
-from humanoid_env.envs.base import low_pass_gain
+from humanoid_env.envs.base import clip_scalar, low_pass_gain
 from humanoid_env.envs.kwargs import check_choice, check_scalar
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.robot_config import (
@@ -21,6 +21,8 @@ from humanoid_env.robot_config import (
 from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody, WholeBodyController
 
 SEESAW_MODELS = ("coupled", "rigid")
+#: the coupled controller's board-tilt task.
+_REST_TASK = f"rest_{SEESAW_BODY}"
 #: The board-tilt target stays within this share of ``max_board_tilt_rad`` (a margin below termination).
 BOARD_TARGET_SHARE = 0.9
 
@@ -346,15 +348,15 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
                 self._reference_acceleration = (velocity - self._reference_velocity) / dt
             self._reference_velocity = velocity
             if action is not None and "board_tilt" in self.action_structure:
-                self._update_board_offset(float(self.actuation.blocks(action)["board_tilt"][0]), dt)
+                self._update_board_offset(float(action[self.actuation.index("board_tilt").start]), dt)
             limit = self.board_target_limit
-            self.board_target = float(np.clip(self.board_balance_target() + self.board_offset, -limit, limit))
-            self.controller.task(f"rest_{SEESAW_BODY}").set_target([self.board_target])
+            self.board_target = clip_scalar(self.board_balance_target() + self.board_offset, -limit, limit)
+            self.controller.task(_REST_TASK).set_target([self.board_target])
 
     def _update_board_offset(self, action: float, dt: float) -> None:
         """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
         ``com_offset_filter_s`` (as the CoM offset; the board task's stiffness would pass a step on)."""
-        goal = float(np.clip(action, -1.0, 1.0)) * self.config["board_tilt_action_rad"]
+        goal = clip_scalar(action, -1.0, 1.0) * self.config["board_tilt_action_rad"]
         self.board_offset += low_pass_gain(dt, self.config["com_offset_filter_s"]) * (goal - self.board_offset)
 
     def board_balance_target(self) -> float:

@@ -26,17 +26,51 @@ class ContactSensor:
                 raise ValueError(f"contact {name!r}: geom {geom!r} not in the MuJoCo model")
             self.geom_ids[name] = gid
         self._wrench = np.zeros(6)
+        self._force_in_frame = self._wrench[:3]
 
     def measure(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         forces = {name: np.zeros(3) for name in self.geom_ids}
-        for i in range(data.ncon):
-            contact = data.contact[i]
+        ncon = data.ncon
+        if not ncon:
+            return forces
+        contacts = data.contact  # arrays over the contacts (views): one read each, not one struct per contact
+        geom1, geom2 = contacts.geom1.tolist(), contacts.geom2.tolist()
+        frames = None
+        for i in range(ncon):
+            g1, g2 = geom1[i], geom2[i]
+            world = None
             for name, gid in self.geom_ids.items():
-                if gid not in (contact.geom1, contact.geom2):
+                if gid != g1 and gid != g2:
                     continue
-                mujoco.mj_contactForce(self.model, data, i, self._wrench)
-                # contact.frame rows: normal (from geom1 to geom2), then two tangents.
-                world = contact.frame.reshape(3, 3).T @ self._wrench[:3]
+                if world is None:  # this contact's force (the same for every name it touches)
+                    if frames is None:
+                        frames = contacts.frame.reshape(ncon, 3, 3)
+                    world = self._world_force(data, i, frames)
                 # the force in the contact frame acts on geom2 (geom1 receives the opposite).
-                forces[name] += world if gid == contact.geom2 else -world
+                forces[name] += world if gid == g2 else -world
         return forces
+
+    def force(self, data: mujoco.MjData, name: str) -> np.ndarray:
+        """(3,) world force [N] on the contact ``name``: :meth:`measure`'s entry, for one contact."""
+        gid = self.geom_ids[name]
+        force = np.zeros(3)
+        ncon = data.ncon
+        if not ncon:
+            return force
+        contacts = data.contact
+        geom1, geom2 = contacts.geom1.tolist(), contacts.geom2.tolist()
+        frames = None
+        for i in range(ncon):
+            if gid != geom1[i] and gid != geom2[i]:
+                continue
+            if frames is None:
+                frames = contacts.frame.reshape(ncon, 3, 3)
+            world = self._world_force(data, i, frames)
+            force += world if gid == geom2[i] else -world
+        return force
+
+    def _world_force(self, data: mujoco.MjData, i: int, frames: np.ndarray) -> np.ndarray:
+        """(3,) force of contact ``i`` in world axes, as it acts on its geom2 [N]; ``frames``:
+        (ncon, 3, 3) the contacts' frames (rows: normal, from geom1 to geom2, then two tangents)."""
+        mujoco.mj_contactForce(self.model, data, i, self._wrench)
+        return frames[i].T @ self._force_in_frame

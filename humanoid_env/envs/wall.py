@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
+from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv, clip_scalar
 from humanoid_env.envs.kwargs import check_range, check_scalar
 from humanoid_env.robot_config import WALL_NORMAL
 from humanoid_env.robots import FEET, RobotDescription
@@ -337,7 +338,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     def _hand_normal_force(self) -> float:
         """MuJoCo-measured normal force of the wall on the right hand [N] (>= 0 pushing)."""
-        return float(self.sensor.measure(self.data)[HAND] @ self.wall_normal)
+        return float(self._contact_force(HAND) @ self.wall_normal)
 
     # -- gymnasium API --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -376,23 +377,23 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         cfg = self.config
         step = self.com_goal - self.com_target
         max_step = cfg["target_speed_mps"] * dt
-        norm = float(np.linalg.norm(step))
+        norm = math.sqrt(step.dot(step))  # np.linalg.norm(step) (the same value), without its overhead
         if norm > max_step:
             step *= max_step / norm
         self.com_target = self.com_target + step
         self.com_target_velocity = step / dt
         self.hand_force_goal = self.hand_force_goals[1] if time >= self.hand_force_change_time else self.hand_force_goals[0]
         max_force_step = cfg["hand_force_command_rate_nps"] * dt
-        self.hand_force_command += float(np.clip(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step))
+        self.hand_force_command += clip_scalar(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step)
 
     # -- references -----------------------------------------------------------------------
     def _decode_hand_force(self, action: np.ndarray) -> float:
         """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
         fmax = self.config["hand_force_max_n"]
-        a = float(self.actuation.blocks(action)["hand_force"][0])
+        a = float(action[self.actuation.index("hand_force").start])
         if self.config["reference_feedforward"]:
             authority = self.config["hand_force_action_n"]
-            return float(np.clip(self.hand_force_command + a * authority, 0.0, fmax))
+            return clip_scalar(self.hand_force_command + a * authority, 0.0, fmax)
         return float((a + 1.0) * 0.5 * fmax)
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
@@ -400,16 +401,16 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         if action is not None:
             max_step = cfg["hand_force_rate_limit_nps"] * dt
             wanted = self._decode_hand_force(action)
-            self.hand_force_target += float(np.clip(wanted - self.hand_force_target, -max_step, max_step))
+            self.hand_force_target += clip_scalar(wanted - self.hand_force_target, -max_step, max_step)
         if dt > 0 and cfg["hand_force_integral_gain"] > 0:
             # Integral force feedback on the measured force (a wrist force sensor's reading).
             error = self.hand_force_target - self._hand_normal_force()
             limit = cfg["hand_force_integral_limit_n"]
-            self.hand_force_correction = float(
-                np.clip(self.hand_force_correction + cfg["hand_force_integral_gain"] * dt * error, -limit, limit)
+            self.hand_force_correction = clip_scalar(
+                self.hand_force_correction + cfg["hand_force_integral_gain"] * dt * error, -limit, limit
             )
         super()._update_references(dt, action)
-        target = float(np.clip(self.hand_force_target + self.hand_force_correction, 0.0, cfg["hand_force_max_n"]))
+        target = clip_scalar(self.hand_force_target + self.hand_force_correction, 0.0, cfg["hand_force_max_n"])
         self.controller.set_force_target(HAND, target, weight=cfg["hand_force_weight"])
 
     def _force_targets(self) -> dict[str, float]:
@@ -419,7 +420,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     def _task_observation(self) -> dict[str, np.ndarray]:
         fmax = self.config["hand_force_max_n"]
         return {
-            "hand_force": self.sensor.measure(self.data)[HAND] / fmax,
+            "hand_force": self._contact_force(HAND) / fmax,
             "hand_force_command": np.array([self.hand_force_command / fmax]),
         }
 
