@@ -76,6 +76,10 @@ def test_unknown_task_and_contact_names(controller):
 def test_non_finite_reference_is_rejected(controller):
     with pytest.raises(ConfigError, match="CoM position reference must be finite"):
         controller.com_task.set_reference([0.0, np.nan, 0.7])
+    with pytest.raises(ConfigError, match="CoM velocity reference must be finite"):
+        controller.com_task.set_reference(np.array([0.0, 0.0, 0.7]), np.array([np.inf, 0.0, 0.0]))  # the array fast path
+    with pytest.raises(ConfigError, match="force target of 'force_left_foot' must be finite, got nan"):
+        controller.set_force_target("left_foot", float("nan"))
 
 
 def test_missing_robot_file(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 
@@ -29,7 +30,6 @@ from wbc_layer.tasks import (
     PostureTask,
     RegularisationTask,
     Task,
-    finite_vector,
 )
 
 
@@ -192,7 +192,10 @@ class WholeBodyController:
             raise ConfigError(f"set_force_target sets a normal force; {task.name!r} tracks the full force vector")
         if task.active and task.target[0] == normal_force and (weight is None or task.weight == weight):
             return  # unchanged (envs set their targets every physics step)
-        values = {"target": finite_vector([normal_force], 1, f"force target of {task.name!r}"), "active": True}
+        normal_force = float(normal_force)
+        if not math.isfinite(normal_force):
+            raise ConfigError(f"force target of {task.name!r} must be finite, got {normal_force}")
+        values = {"target": np.array([normal_force]), "active": True}
         if weight is not None:
             values["weight"] = float(weight)
         task._assign(**values)
