@@ -1,8 +1,8 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 11 minutes on
-2 CPU cores (646 s on a fresh clone, 2026-11-30, plus about 3 min of setup), PPO with 2 envs
-training at about 240 steps/s (the compiled controller tick with eiquadprog). The evaluation
+Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 8 minutes on
+2 CPU cores (497 s on a fresh clone, 2026-12-01, plus about 3 min of setup), PPO with 2 envs
+training at about 320 steps/s (the compiled controller tick with eiquadprog). The evaluation
 pairs 10 episodes of the trained policy with 10 of the nominal controller on the same seeds and
 judges them with the shipped balance policy's claim, which this budget fails against today's
 nominal controller (see :data:`TIMESTEPS`). This is a small run; a policy that beats the nominal WBC
