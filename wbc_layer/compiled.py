@@ -117,8 +117,6 @@ class CompiledTick:
             ContactForceTask: self._write_contact_force, RegularisationTask: self._write_regularisation,
             AngularMomentumTask: self._write_angular_momentum,
         }  # fmt: skip
-        #: foot contact name -> its normal row (1, 6): a constant of the foot (FootContact.normal_row).
-        self._foot_normal_rows: dict[str, np.ndarray] = {}
         for contact in controller.contacts.values():
             self._write_contact(contact)
             contact._listener = self._write_contact
@@ -191,14 +189,7 @@ class CompiledTick:
 
     def _write_contact_force(self, task: ContactForceTask, i: int) -> None:
         contact = task.contact
-        if not task.normal_only:
-            rows = np.eye(contact.dim)
-        elif type(contact) is FootContact:  # its normal row is a constant: made once
-            rows = self._foot_normal_rows.get(contact.name)
-            if rows is None:
-                rows = self._foot_normal_rows[contact.name] = contact.normal_row()[None, :]
-        else:
-            rows = contact.normal_row()[None, :]
+        rows = contact.normal_row()[None, :] if task.normal_only else np.eye(contact.dim)
         self.core.set_contact_force(i, self.contact_index[contact.name], rows, np.asarray(task.target, dtype=float))
 
     def _write_regularisation(self, task: RegularisationTask, i: int) -> None:

@@ -176,7 +176,7 @@ class FootContact(Contact):
         return G, h
 
     def normal_row(self) -> np.ndarray:
-        return np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        return _FOOT_NORMAL_ROW
 
     def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
         return robot.frame_placement(self.frame).rotation @ force[:3]
@@ -230,6 +230,11 @@ class PointContact(Contact):
 
     def world_force(self, robot: RobotModel, force: np.ndarray) -> np.ndarray:
         return np.asarray(force, dtype=float).copy()
+
+
+#: A foot's normal row: ``f_z`` of its 6D wrench (read-only; a constant of every foot).
+_FOOT_NORMAL_ROW = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+_FOOT_NORMAL_ROW.flags.writeable = False
 
 
 def _tangent_basis(normal: np.ndarray) -> np.ndarray:
