@@ -9,17 +9,16 @@ foot force sensor and its estimate of the sole's orientation; in simulation, MuJ
 - the **measured normal force** [N] on the foot, and
 - the sole's **tilt** [rad] from the surface it stands on (the angle between the two normals).
 
-A foot is **lost** when its tilt exceeds ``tilt_rad``, or (only with ``unloaded_s`` set) when its
-measured normal force stays below ``unloaded_force_n`` for ``unloaded_s``. It is then released with force continuity: the bound
-on its planned normal force ramps from the contact's own maximum down to 0 over ``ramp_s``
-(the other contacts take the load smoothly), and only then is the contact switched off (no force,
-no rigid rows). A released foot is **regained** once it is flat (tilt below half ``tilt_rad``)
+A foot is **lost** when its tilt exceeds ``tilt_rad``, or (only with ``unloaded_s`` set) when
+its measured normal force stays below ``unloaded_force_n`` for ``unloaded_s``. It is then
+released with force continuity: the bound on its planned normal force ramps from the contact's
+own maximum down to 0 over ``ramp_s`` (the other contacts take the load smoothly), and only then
+is the contact switched off (no force, no rigid rows). A released foot is **regained** once it is flat (tilt below half ``tilt_rad``)
 and loaded (measured force above ``loaded_force_n``) for ``settle_s``: the contact is switched
 on with its force bound at 0, ramping back to its maximum over ``ramp_s``.
 
 What it does not do: plan where a released foot goes (a step). Releasing a lifted foot made
-pushes *worse*: at 10-16 N s torso
-pushes on ``HumanoidWBC-v0`` (6 episodes, seeds 0-5) the nominal controller fell in 4 without the
+pushes *worse*: at 10-16 N s torso pushes on ``HumanoidWBC-v0`` (6 episodes, seeds 0-5) the nominal controller fell in 4 without the
 guard and in 6 with feet released when unloaded; released on tilt only, it fell in 4 (the
 default: ``unloaded_s=None``); holding a released sole where it last stood (position and
 orientation tasks, tried, not kept) gave 5-6 falls. On the push envelope (16 directions x 6

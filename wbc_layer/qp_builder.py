@@ -19,8 +19,9 @@ Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
   solution breaks one (:meth:`QPBuilder.within_limits`): for a strictly convex QP that solution
   is then the full problem's optimum too;
 - relaxed QP (only when the one above has no solution, e.g. the torque limits cannot hold
-  every rigid contact): the active contacts' rows above move into the cost with a large weight (:func:`solve_relaxed`, always with DAQP) and the joint-limit rows
-  are dropped; every other row stays hard, and that QP always has a solution (below);
+  every rigid contact): the active contacts' rows above move into the cost with a large weight
+  (:func:`solve_relaxed`, always with DAQP) and the joint-limit rows are dropped; every other
+  row stays hard, and that QP always has a solution (below);
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
   ``q = -2 sum w A^T b``.
 
