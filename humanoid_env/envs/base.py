@@ -400,7 +400,6 @@ class HumanoidWBCBaseEnv(gym.Env):
         push_force = d.xfrc_applied[self.push_body, :3]  # a view into d
         ctrl = d.ctrl
         inverse_torque_max = self._inverse_torque_max
-        qpos, qvel, act, warnings = self._state_views(d)
         for _ in range(0 if self.nonfinite_state else self.frame_skip):
             time = float(d.time)
             if self.scenario is not None:
@@ -424,11 +423,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             self.last_tau = tau
             bridge.torques_to_ctrl(tau, ctrl)
             mujoco.mj_step(m, d)
-            # _bad_state_warning_count() and _state_is_finite(), on the views
-            if (
-                int(warnings[_BAD_QPOS] + warnings[_BAD_QVEL] + warnings[_BAD_QACC]) > self._warning_counts
-                or not (isfinite(add_reduce(qpos)) and isfinite(add_reduce(qvel)) and isfinite(add_reduce(act)))
-            ):
+            if self._bad_state_warning_count() > self._warning_counts or not self._state_is_finite():
                 self.nonfinite_state = True
                 break
         effort /= max(len(statuses), 1)
