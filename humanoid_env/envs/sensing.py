@@ -29,7 +29,15 @@ class ContactSensor:
         self._force_in_frame = self._wrench[:3]
 
     def measure(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
-        forces = {name: np.zeros(3) for name in self.geom_ids}
+        return self._sum(data, self.geom_ids)
+
+    def force(self, data: mujoco.MjData, name: str) -> np.ndarray:
+        """(3,) world force [N] on the contact ``name``: :meth:`measure`'s entry, for one contact."""
+        return self._sum(data, {name: self.geom_ids[name]})[name]
+
+    def _sum(self, data: mujoco.MjData, geom_ids: dict[str, int]) -> dict[str, np.ndarray]:
+        """Contact name -> (3,) world force [N] on its geom, for the names of ``geom_ids``."""
+        forces = {name: np.zeros(3) for name in geom_ids}
         ncon = data.ncon
         if not ncon:
             return forces
@@ -39,7 +47,7 @@ class ContactSensor:
         for i in range(ncon):
             g1, g2 = geom1[i], geom2[i]
             world = None
-            for name, gid in self.geom_ids.items():
+            for name, gid in geom_ids.items():
                 if gid != g1 and gid != g2:
                     continue
                 if world is None:  # this contact's force (the same for every name it touches)
@@ -49,25 +57,6 @@ class ContactSensor:
                 # the force in the contact frame acts on geom2 (geom1 receives the opposite).
                 forces[name] += world if gid == g2 else -world
         return forces
-
-    def force(self, data: mujoco.MjData, name: str) -> np.ndarray:
-        """(3,) world force [N] on the contact ``name``: :meth:`measure`'s entry, for one contact."""
-        gid = self.geom_ids[name]
-        force = np.zeros(3)
-        ncon = data.ncon
-        if not ncon:
-            return force
-        contacts = data.contact
-        geom1, geom2 = contacts.geom1.tolist(), contacts.geom2.tolist()
-        frames = None
-        for i in range(ncon):
-            if gid != geom1[i] and gid != geom2[i]:
-                continue
-            if frames is None:
-                frames = contacts.frame.reshape(ncon, 3, 3)
-            world = self._world_force(data, i, frames)
-            force += world if gid == geom2[i] else -world
-        return force
 
     def _world_force(self, data: mujoco.MjData, i: int, frames: np.ndarray) -> np.ndarray:
         """(3,) force of contact ``i`` in world axes, as it acts on its geom2 [N]; ``frames``:
