@@ -48,6 +48,12 @@ class Limb:
     geom: str
 
 
+#: Feet whose sites are ``<side>_sole`` and whose box geoms are ``<side>_foot``.
+CONVENTIONAL_FEET = {f"{side}_foot": Limb(site=f"{side}_sole", geom=f"{side}_foot") for side in ("left", "right")}
+#: Hands whose sites and sphere geoms are both ``<side>_hand``.
+CONVENTIONAL_HANDS = {f"{side}_hand": Limb(site=f"{side}_hand", geom=f"{side}_hand") for side in ("left", "right")}
+
+
 @dataclass(frozen=True)
 class RobotDescription:
     """One humanoid: model, scenes, frames, home posture, joint groups, controller settings.
@@ -58,7 +64,9 @@ class RobotDescription:
             which both MuJoCo's and pinocchio's models are built; a path or a function returning one.
         scenes: scene name (one of :data:`SCENES`) -> MJCF of that scene holding the robot and a
             keyframe ``home``; a robot may lack some scenes.
-        feet, hands: contact name (:data:`FEET`, :data:`HANDS`) -> :class:`Limb`.
+        feet, hands: contact name (:data:`FEET`, :data:`HANDS`) -> :class:`Limb`; default
+            :data:`CONVENTIONAL_FEET`, :data:`CONVENTIONAL_HANDS` (sites and geoms named like the
+            contacts' sides: ``left_sole`` / ``left_foot``, ``left_hand`` / ``left_hand``, ...).
         root_joint: the free joint of the floating base.
         torso_frame: frame of the torso-orientation task (a site).
         push_body: body the envs' pushes act on.
@@ -77,10 +85,10 @@ class RobotDescription:
     name: str
     mjcf: PathSource
     scenes: Mapping[str, PathSource]
-    feet: Mapping[str, Limb]
-    hands: Mapping[str, Limb]
     home_joints: Mapping[str, float]
     joint_groups: Mapping[str, tuple[str, ...]]
+    feet: Mapping[str, Limb] = field(default_factory=lambda: dict(CONVENTIONAL_FEET))
+    hands: Mapping[str, Limb] = field(default_factory=lambda: dict(CONVENTIONAL_HANDS))
     root_joint: str = "root"
     torso_frame: str = "torso"
     push_body: str = "torso"

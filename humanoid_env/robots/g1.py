@@ -7,7 +7,7 @@ Hubo-lite's (:mod:`humanoid_env.robots.scenes`); both are cached. Needs
 
 from __future__ import annotations
 
-from humanoid_env.robots.description import Limb, RobotDescription
+from humanoid_env.robots.description import RobotDescription
 from humanoid_env.robots.g1_model import G1_HOME_JOINTS, g1_mjcf_path
 from humanoid_env.robots.scenes import derived_scene
 
@@ -23,8 +23,6 @@ G1 = RobotDescription(
     name="g1",
     mjcf=g1_mjcf_path,
     scenes={name: _scene(name) for name in ("flat", "wall", "seesaw")},
-    feet={"left_foot": Limb(site="left_sole", geom="left_foot"), "right_foot": Limb(site="right_sole", geom="right_foot")},
-    hands={"left_hand": Limb(site="left_hand", geom="left_hand"), "right_hand": Limb(site="right_hand", geom="right_hand")},
     home_joints=G1_HOME_JOINTS,
     joint_groups={
         "legs": tuple(f"{side}_{j}_joint" for side in ("left", "right") for j in _LEG),

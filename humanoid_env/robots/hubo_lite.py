@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from humanoid_env.robots.description import Limb, RobotDescription
+from humanoid_env.robots.description import RobotDescription
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
@@ -18,8 +18,6 @@ HUBO_LITE = RobotDescription(
     name="hubo_lite",
     mjcf=ASSETS / "robot.xml",
     scenes={"flat": ASSETS / "scene_flat.xml", "wall": ASSETS / "scene_wall.xml", "seesaw": ASSETS / "scene_seesaw.xml"},
-    feet={"left_foot": Limb(site="left_sole", geom="left_foot"), "right_foot": Limb(site="right_sole", geom="right_foot")},
-    hands={"left_hand": Limb(site="left_hand", geom="left_hand"), "right_hand": Limb(site="right_hand", geom="right_hand")},
     # knees bent (hip -0.3, knee 0.6, ankle -0.3: the soles flat), arms forward and abducted
     home_joints={
         **{f"{side}_{j}": a for side in ("left", "right") for j, a in zip(_LEG, (0.0, 0.0, -0.3, 0.6, -0.3, 0.0), strict=True)},
