@@ -71,26 +71,14 @@ def g1():
 
 @pytest.fixture(scope="module")
 def mj_model(g1) -> mujoco.MjModel:
-    """The G1's flat scene (assets/scene_flat.xml's floor, friction 1), keyframe ``home``."""
+    """The G1's flat scene (assets/scene_flat.xml's floor, friction 1), keyframe ``home``; conftest's
+    ``mj_data`` and ``bridge`` fixtures build on it (and on :func:`robot`) in this module."""
     return mujoco.MjModel.from_xml_path(str(g1.scene_path("flat")))
-
-
-@pytest.fixture
-def mj_data(mj_model) -> mujoco.MjData:
-    data = mujoco.MjData(mj_model)
-    mujoco.mj_resetDataKeyframe(mj_model, data, mj_model.key("home").id)
-    mujoco.mj_forward(mj_model, data)
-    return data
 
 
 @pytest.fixture(scope="module")
 def robot() -> RobotModel:
     return RobotModel.from_mjcf(g1_mjcf_path())
-
-
-@pytest.fixture
-def bridge(mj_model, robot) -> SimBridge:
-    return SimBridge(mj_model, robot.joint_names)
 
 
 @pytest.fixture(scope="module")
