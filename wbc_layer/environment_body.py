@@ -24,6 +24,7 @@ import numpy as np
 import pinocchio as pin
 
 from wbc_layer.errors import ConfigError
+from wbc_layer.lazy import LazyTerm
 
 GRAVITY = 9.81  # [m/s^2]
 _X = np.array([1.0, 0.0, 0.0])
@@ -101,56 +102,36 @@ class SeesawBody(EnvironmentBody):
         theta, theta_dot = float(np.asarray(s).reshape(-1)[0]), float(np.asarray(s_dot).reshape(-1)[0])
         self.theta, self.theta_dot = theta, theta_dot
         self.s, self.s_dot = np.array([theta]), np.array([theta_dot])
-        self._terms = None
+        self._pending = True
 
-    def _computed(self) -> dict[str, np.ndarray]:
-        """The terms of the current ``(theta, theta_dot)``, computed once per :meth:`update`."""
-        if self._terms is None:
-            theta, theta_dot = self.theta, self.theta_dot
-            c, s_ = math.cos(theta), math.sin(theta)
-            terms = {
-                "rotation": np.array([[1.0, 0.0, 0.0], [0.0, c, -s_], [0.0, s_, c]]),
-                "d_rotation": np.array([[0.0, 0.0, 0.0], [0.0, -s_, -c], [0.0, c, -s_]]),  # dR/dtheta
-                "centre": self.origin + np.array([0.0, -self.radius * theta, 0.0]),
-            }
-            self._terms = terms
-            com_jacobian = self._point_jacobian(self.com)  # (3,) d p_com / d theta
-            com_curvature = -self._second_derivative(self.com)  # d^2 p_com / d theta^2 = -R_yz p
-            terms["mass_matrix"] = np.array([[self.mass * com_jacobian @ com_jacobian + self.inertia[0, 0]]])
-            terms["bias"] = np.array([
-                self.mass * (com_jacobian @ com_curvature) * theta_dot**2
-                + self.mass * self.gravity * com_jacobian[2]
-                + self.damping * theta_dot
-            ])  # fmt: skip
-        return self._terms
+    rotation = LazyTerm()  # (3, 3) the board's orientation, world axes
+    d_rotation = LazyTerm()  # (3, 3) d rotation / d theta
+    centre = LazyTerm()  # (3,) world position of the centre of curvature [m]
+    mass_matrix = LazyTerm()  # (1, 1) M_s [kg m^2]
+    bias = LazyTerm()  # (1,) h_s [N m]: velocity-product and gravity terms and the damping
 
-    @property
-    def rotation(self) -> np.ndarray:
-        """(3, 3) the board's orientation, world axes."""
-        return self._computed()["rotation"]
-
-    @property
-    def _d_rotation(self) -> np.ndarray:
-        return self._computed()["d_rotation"]
-
-    @property
-    def centre(self) -> np.ndarray:
-        """(3,) world position of the centre of curvature [m]."""
-        return self._computed()["centre"]
-
-    @property
-    def mass_matrix(self) -> np.ndarray:
-        """(1, 1) M_s [kg m^2]."""
-        return self._computed()["mass_matrix"]
-
-    @property
-    def bias(self) -> np.ndarray:
-        """(1,) h_s [N m]: velocity-product and gravity terms and the damping."""
-        return self._computed()["bias"]
+    def _sync(self) -> None:
+        """Compute the terms of the current ``(theta, theta_dot)``, once per :meth:`update`."""
+        if not self._pending:
+            return
+        self._pending = False
+        theta, theta_dot = self.theta, self.theta_dot
+        c, s_ = math.cos(theta), math.sin(theta)
+        self._rotation = np.array([[1.0, 0.0, 0.0], [0.0, c, -s_], [0.0, s_, c]])
+        self._d_rotation = np.array([[0.0, 0.0, 0.0], [0.0, -s_, -c], [0.0, c, -s_]])
+        self._centre = self.origin + np.array([0.0, -self.radius * theta, 0.0])
+        com_jacobian = self._point_jacobian(self.com)  # (3,) d p_com / d theta
+        com_curvature = -self._second_derivative(self.com)  # d^2 p_com / d theta^2 = -R_yz p
+        self._mass_matrix = np.array([[self.mass * com_jacobian @ com_jacobian + self.inertia[0, 0]]])
+        self._bias = np.array([
+            self.mass * (com_jacobian @ com_curvature) * theta_dot**2
+            + self.mass * self.gravity * com_jacobian[2]
+            + self.damping * theta_dot
+        ])  # fmt: skip
 
     def _point_jacobian(self, point_body: np.ndarray) -> np.ndarray:
         """(3,) d(world position)/d theta of a material point given in board coordinates."""
-        return np.array([0.0, -self.radius, 0.0]) + self._d_rotation @ point_body
+        return np.array([0.0, -self.radius, 0.0]) + self.d_rotation @ point_body
 
     def _second_derivative(self, point_body: np.ndarray) -> np.ndarray:
         """(3,) minus the second derivative: d^2 R_x / d theta^2 = -R_x on the y-z block."""

@@ -18,27 +18,11 @@ import numpy as np
 import pinocchio as pin
 
 from wbc_layer.errors import RobotModelError, unknown_name_error
+from wbc_layer.lazy import LazyTerm
 from wbc_layer.mjcf_actuators import read_motor_torque_limits
 
 LOCAL = pin.ReferenceFrame.LOCAL
 LOCAL_WORLD_ALIGNED = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
-
-
-class _Term:
-    """A term of :meth:`RobotModel.update`, stored as ``_<name>``; reading it first runs an update
-    that :meth:`RobotModel.defer_update` left pending."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.stored = f"_{name}"
-
-    def __get__(self, robot: RobotModel | None, owner: type | None = None):
-        if robot is None:
-            return self
-        robot._sync()
-        return getattr(robot, self.stored)
-
-    def __set__(self, robot: RobotModel, value) -> None:
-        raise AttributeError(f"{self.stored[1:]} is computed by update(); it cannot be set")
 
 
 class RobotModel:
@@ -162,15 +146,15 @@ class RobotModel:
         return self._v if self._pending is None else np.asarray(self._pending[1], dtype=float)
 
     # The terms update() computes (see the class docstring); a read runs a deferred update first.
-    M = _Term()
-    h = _Term()
-    com = _Term()
-    com_velocity = _Term()
-    com_jacobian = _Term()
-    com_drift = _Term()
-    angular_momentum = _Term()
-    base_rotation = _Term()
-    base_position = _Term()
+    M = LazyTerm()
+    h = LazyTerm()
+    com = LazyTerm()
+    com_velocity = LazyTerm()
+    com_jacobian = LazyTerm()
+    com_drift = LazyTerm()
+    angular_momentum = LazyTerm()
+    base_rotation = LazyTerm()
+    base_position = LazyTerm()
 
     @property
     def g(self) -> np.ndarray:
