@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -218,16 +217,6 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
             self.com_goal = self.com_nominal + self.np_random.uniform(-1.0, 1.0, 3) * span
             self.next_target_time = time + self.np_random.uniform(*self.config["target_interval_s"])
         self.glide_target(dt)
-
-    def glide_target(self, dt: float) -> None:
-        """Move the CoM target towards ``com_goal`` at ``target_speed_mps`` for ``dt`` [s]."""
-        step = self.com_goal - self.com_target
-        max_step = self.config["target_speed_mps"] * dt
-        norm = math.sqrt(step.dot(step))  # np.linalg.norm(step) (the same value), without its overhead
-        if norm > max_step:
-            step *= max_step / norm
-        self.com_target = self.com_target + step
-        self.com_target_velocity = step / dt
 
     def _task_info(self) -> dict[str, Any]:
         return {"com_goal": self.com_goal.copy()}

@@ -148,6 +148,14 @@ def _norm(x: np.ndarray) -> float:
     return math.sqrt(x.dot(x))
 
 
+def limit_length(step: np.ndarray, max_length: float) -> np.ndarray:
+    """``step`` (a vector), scaled down in place to ``max_length`` if it is longer (direction kept)."""
+    norm = _norm(step)
+    if norm > max_length:
+        step *= max_length / norm
+    return step
+
+
 def _mean_square(x: np.ndarray) -> float:
     """``float(np.mean(x**2))`` (the same value: ``x**2`` is ``x * x``, the mean a sum over the count)."""
     return float(add_reduce(x * x) / x.size)
@@ -552,10 +560,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             gain = low_pass_gain(dt, cfg["com_offset_filter_s"])  # a continuous velocity
             if gain != 1.0:  # (x * 1.0 == x: skipped)
                 step *= gain
-            max_step = cfg["com_rate_limit_mps"] * dt
-            norm = math.sqrt(step @ step)
-            if norm > max_step:
-                step *= max_step / norm
+            limit_length(step, cfg["com_rate_limit_mps"] * dt)
             self.com_offset = self.com_offset + step
             self.com_offset_velocity = step / dt if dt > 0 else np.zeros(3)
             max_share = cfg["force_share_rate_limit"] * dt
@@ -580,6 +585,13 @@ class HumanoidWBCBaseEnv(gym.Env):
         """Contact name -> normal-force target [N] of the feet (wbc mode), from the left-foot share:
         what :meth:`_update_references` hands to the controller with weight ``force_weight``."""
         return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
+
+    def glide_target(self, dt: float) -> None:
+        """Move the CoM target towards ``com_goal`` at ``target_speed_mps`` for ``dt`` [s] (for a task
+        that has both: the balance and wall envs')."""
+        step = limit_length(self.com_goal - self.com_target, self.config["target_speed_mps"] * dt)
+        self.com_target = self.com_target + step
+        self.com_target_velocity = step / dt
 
     def _force_targets(self) -> dict[str, float]:
         """Contact name -> normal-force target [N] (wbc mode): the feet's (:meth:`_foot_force_targets`);

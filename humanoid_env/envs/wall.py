@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import mujoco
@@ -375,13 +374,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     def _update_task(self, time: float, dt: float) -> None:
         cfg = self.config
-        step = self.com_goal - self.com_target
-        max_step = cfg["target_speed_mps"] * dt
-        norm = math.sqrt(step.dot(step))  # np.linalg.norm(step) (the same value), without its overhead
-        if norm > max_step:
-            step *= max_step / norm
-        self.com_target = self.com_target + step
-        self.com_target_velocity = step / dt
+        self.glide_target(dt)
         self.hand_force_goal = self.hand_force_goals[1] if time >= self.hand_force_change_time else self.hand_force_goals[0]
         max_force_step = cfg["hand_force_command_rate_nps"] * dt
         self.hand_force_command += clip_scalar(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step)
