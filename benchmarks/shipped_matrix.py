@@ -4,7 +4,8 @@ For every env with a shipped policy and every cell of :data:`training.comparison
 (the reference; the other QP solver; 1e-9 relative noise on the initial state; one BLAS/OpenMP/
 torch thread instead of two), one process rolls out the nominal controller, the shipped policy
 and the two negative controls on the CI check's seeds (``training.shipped.CHECK_PROTOCOL``) and
-judges each against the nominal controller by the env's claim (``training.shipped.CLAIMS``).
+pushes (``training.shipped.CHECK_ENV_KWARGS``), and judges each against the nominal controller
+by the env's claim (``training.shipped.CLAIMS``).
 Wanted: the shipped policy passes in every cell, both controls fail in every cell.
 
     python -m benchmarks.shipped_matrix                  # every env and cell, 2 processes at a time
@@ -67,10 +68,12 @@ def run_cell(env_id: str, perturbation: str, episodes: int | None) -> dict[str, 
 def cell_main(env_id: str, perturbation: str, out: Path, episodes: int | None) -> None:
     """Inside a cell's process: the comparison with its negative controls, written to ``out``."""
     from training.comparison import threads_in_use
-    from training.shipped import CHECK_PROTOCOL, compare
+    from training.shipped import CHECK_ENV_KWARGS, CHECK_PROTOCOL, compare
 
     default_episodes, seed, max_steps = CHECK_PROTOCOL[env_id]
-    result = compare(env_id, episodes or default_episodes, seed, max_steps, perturbation, controls=True)
+    result = compare(
+        env_id, episodes or default_episodes, seed, max_steps, perturbation, controls=True, env_kwargs=CHECK_ENV_KWARGS[env_id]
+    )
     result["threads"] = threads_in_use()
     out.write_text(json.dumps(result))
 
@@ -144,7 +147,7 @@ def rejudge(path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     from training.comparison import PERTURBATIONS
     from training.run_folder import MODEL_FILE
-    from training.shipped import CHECK_PROTOCOL, CLAIMS, policy_dir, shipped_envs
+    from training.shipped import CHECK_ENV_KWARGS, CHECK_PROTOCOL, CLAIMS, policy_dir, shipped_envs
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.shipped_matrix", description=__doc__.splitlines()[0])
     parser.add_argument("--envs", nargs="+", default=None, help="default: every env with a shipped policy")
@@ -180,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             "cells": args.cells,
             "episodes": args.episodes,
             "protocol": {env_id: CHECK_PROTOCOL[env_id] for env_id in envs},
+            "env_kwargs": {env_id: CHECK_ENV_KWARGS[env_id] for env_id in envs},
             "claims": {env_id: asdict(CLAIMS[env_id]) for env_id in envs},
             "policy_sha256": {env_id: hashlib.sha256((policy_dir(env_id) / MODEL_FILE).read_bytes()).hexdigest() for env_id in envs},
         },

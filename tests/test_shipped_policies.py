@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from training.comparison import PERTURBATIONS, judge
-from training.shipped import CHECK_PROTOCOL, CLAIMS, compare, policy_dir, shipped_envs
+from training.shipped import CHECK_ENV_KWARGS, CHECK_PROTOCOL, CLAIMS, compare, policy_dir, shipped_envs
 
 MATRIX = Path(__file__).resolve().parents[1] / "results" / "shipped_checks" / "matrix.json"
 
@@ -30,13 +30,13 @@ SHIPPED = ["HumanoidWBC-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWall-v0"]
 
 
 def test_every_shipped_policy_is_checked_here():
-    assert shipped_envs() == SHIPPED and set(SHIPPED) <= set(CLAIMS) and set(SHIPPED) <= set(CHECK_PROTOCOL)
+    assert shipped_envs() == SHIPPED and all(env_id in d for d in (CLAIMS, CHECK_PROTOCOL, CHECK_ENV_KWARGS) for env_id in SHIPPED)
 
 
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_shipped_policy_claim_holds(env_id):
     episodes, seed, max_steps = CHECK_PROTOCOL[env_id]
-    verdict = compare(env_id, episodes, seed, max_steps)["verdict"]
+    verdict = compare(env_id, episodes, seed, max_steps, env_kwargs=CHECK_ENV_KWARGS[env_id])["verdict"]
     print(f"{env_id}: {verdict}")
     assert verdict["passed"], verdict["reasons"]
 
@@ -48,6 +48,7 @@ def test_committed_matrix_is_of_the_current_checks_and_as_expected():
     for env_id in SHIPPED:
         assert settings["claims"][env_id] == asdict(CLAIMS[env_id]), env_id
         assert tuple(settings["protocol"][env_id]) == CHECK_PROTOCOL[env_id], env_id
+        assert settings["env_kwargs"][env_id] == CHECK_ENV_KWARGS[env_id], env_id
         model = (policy_dir(env_id) / "model.zip").read_bytes()
         assert settings["policy_sha256"][env_id] == hashlib.sha256(model).hexdigest(), f"{env_id}: policy changed since"
     cells = {(c["env"], c["perturbation"]): c for c in record["cells"]}

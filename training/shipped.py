@@ -86,6 +86,18 @@ CHECK_PROTOCOL: dict[str, tuple[int, int, int | None]] = {
     "HumanoidWBCWall-v0": (12, 7000, None),
     "HumanoidWBCSeesaw-v0": (12, 7000, None),
 }
+#: env id -> env keywords of the CI check and the matrix (over the policy's own): pushes milder
+#: than the envs' defaults, those the defaults were before 2026-12-01, under which the nominal
+#: controller seldom falls (balance 0, wall 2, seesaw 0 of 20 episodes from seed 5000,
+#: ``benchmarks.push_calibration``). At the defaults it falls in a quarter of the episodes or
+#: more, and on 12-16 paired episodes the fall-rate bound then moves by a tenth with each
+#: episode that last bits tip: a verdict chance would decide. The claims at the default pushes
+#: are measured on 20 episodes by ``python -m training.shipped compare`` (results/compare).
+CHECK_ENV_KWARGS: dict[str, dict[str, Any]] = {
+    "HumanoidWBC-v0": {"push_magnitude_n": [20.0, 80.0]},
+    "HumanoidWBCWall-v0": {"push_magnitude_n": [20.0, 80.0]},
+    "HumanoidWBCSeesaw-v0": {"push_magnitude_n": [10.0, 40.0]},
+}
 
 #: Metrics of the comparison table per env, in order (all from ``training.metrics``).
 TABLE_METRICS: dict[str, tuple[str, ...]] = {
@@ -156,9 +168,11 @@ def compare(
     max_steps: int | None = None,
     perturbation: str = "reference",
     controls: bool = False,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The nominal controller and the shipped policy on the same seeds and env keywords, judged
-    against the env's :data:`CLAIMS` entry by :func:`training.comparison.judge`.
+    """The nominal controller and the shipped policy on the same seeds and env keywords (the
+    policy's, updated by ``env_kwargs``, e.g. :data:`CHECK_ENV_KWARGS`), judged against the env's
+    :data:`CLAIMS` entry by :func:`training.comparison.judge`.
 
     ``perturbation``: a cell of :data:`training.comparison.PERTURBATIONS` (threads are set by the
     calling process). ``controls``: also roll out the negative controls and judge them by the
@@ -170,7 +184,7 @@ def compare(
     {"record", "verdict"}}``.
     """
     folder = policy_dir(env_id)
-    env_kwargs = read_run_config(folder)["config"].get("env_kwargs", {})
+    env_kwargs = {**read_run_config(folder)["config"].get("env_kwargs", {}), **(env_kwargs or {})}
     claim = CLAIMS[env_id]
     trained_policy = load_policy(str(folder))
 
@@ -184,6 +198,7 @@ def compare(
         "episodes": episodes,
         "seed": seed,
         "max_steps": max_steps,
+        "env_kwargs": env_kwargs,
         "perturbation": perturbation,
         "main_metric": claim.metric,
         "claim": asdict(claim),

@@ -72,12 +72,11 @@ class ControllerConfig:
         joint_limit_horizon_s: [s] the actuated joints' position (and velocity) limits become
             acceleration bounds (:mod:`wbc_layer.joint_limits`): a joint pushed against a range
             end approaches it at most like a critically damped PD with time constant T [s]
-            (0.05 s = 25 physics steps works). Hard rows in the rigid-contact QP, dropped in
-            the relaxed one. 0 (the default): none, for now: with 0.05 s the shipped seesaw
-            policy (trained without the rows) fell in 4 more of its 12 check episodes, because
-            the ankles' roll range (+-0.4 rad) is close to the board's tilt (up to 0.35 rad) and
-            the bound brakes an ankle while the board still turns under the foot. To be turned
-            on when the policies are next trained.
+            (default 0.05 s = 25 physics steps). Hard rows in the rigid-contact QP, dropped in
+            the relaxed one. 0: none (the seesaw env's choice: there the ankles' roll range,
+            +-0.4 rad, is close to the board's tilt, up to 0.35 rad, and the bound brakes an
+            ankle while the board still turns under the foot; see
+            ``humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S``).
         contact_slack_weight: weight [1 / (m/s^2)^2, 1 / (rad/s^2)^2] of the active contacts'
             acceleration residual in the *relaxed* QP, solved only when the rigid-contact QP has
             no solution (torque limits that cannot hold every contact still): the contacts then
@@ -119,7 +118,7 @@ class ControllerConfig:
     force_regularisation: float = 1e-4
     friction_facets: int = 4
     contact_damping: float = 20.0
-    joint_limit_horizon_s: float = 0.0
+    joint_limit_horizon_s: float = 0.05
     contact_slack_weight: float = 1e5
     eps_abs: float = 1e-9
     qp_solver: str = "eiquadprog"

@@ -63,7 +63,7 @@ BASE_DEFAULTS: dict[str, Any] = {
     "frame_skip": 10,
     "init_noise_rad": 0.01,
     # pushes at the torso
-    "push_magnitude_n": (20.0, 80.0),
+    "push_magnitude_n": (30.0, 120.0),
     "push_duration_s": 0.1,
     "push_interval_s": (2.0, 4.0),
     "push_direction_deg": None,
