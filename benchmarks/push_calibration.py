@@ -10,6 +10,7 @@ test: it prints a table and writes JSON.
 
     python -m benchmarks.push_calibration --envs balance wall --ranges 20,80 30,140 40,170
     python -m benchmarks.push_calibration --envs seesaw --ranges 10,40 10,55 10,70
+    python -m benchmarks.push_calibration --envs seesaw --ranges 10,55 --joint-limit-horizon-s 0.05
 
 How the defaults were chosen (issue 21): pushes up to about the envelope (``benchmarks.push_envelope``)
 in its weak directions, so that the nominal controller falls in a good part of the episodes and
@@ -19,12 +20,14 @@ a policy has room to do better; see the envs' docstrings, "Version history".
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
 from benchmarks.common import RESULTS, machine, write_json
+from humanoid_env.robots import DEFAULT_ROBOT, robot_description
 from training.evaluate import evaluate
 
 ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
@@ -43,14 +46,24 @@ def wilson_interval(successes: int, trials: int, z: float = Z90) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def measure(env: str, magnitude_n: tuple[float, float], episodes: int, seed: int) -> dict[str, Any]:
-    """The nominal controller's falls and pushes on ``env`` with pushes U(``magnitude_n``) N."""
-    record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs={"push_magnitude_n": list(magnitude_n)})
+def measure(
+    env: str, magnitude_n: tuple[float, float], episodes: int, seed: int, joint_limit_horizon_s: float | None = None
+) -> dict[str, Any]:
+    """The nominal controller's falls and pushes on ``env`` with pushes U(``magnitude_n``) N;
+    ``joint_limit_horizon_s``: the controller's (None: the env's default), set through the robot
+    description's ``controller_overrides``."""
+    kwargs: dict[str, Any] = {"push_magnitude_n": list(magnitude_n)}
+    if joint_limit_horizon_s is not None:
+        robot = robot_description(DEFAULT_ROBOT)
+        overrides = {**robot.controller_overrides, "joint_limit_horizon_s": joint_limit_horizon_s}
+        kwargs["robot"] = dataclasses.replace(robot, controller_overrides=overrides)
+    record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs=kwargs)
     runs = record["episodes"]
     falls = int(sum(run["fell"] for run in runs))
     lo, hi = wilson_interval(falls, episodes)
     return {
         "push_magnitude_n": list(magnitude_n),
+        "joint_limit_horizon_s": joint_limit_horizon_s,
         "episodes": episodes,
         "falls": falls,
         "fall_rate": falls / episodes,
@@ -78,13 +91,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--ranges", nargs="+", type=_range, required=True, help="push ranges LO,HI [N]")
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=5000)
+    parser.add_argument(
+        "--joint-limit-horizon-s", type=float, default=None,
+        help="the controller's joint-limit horizon [s] (0: no rows; default: each env's own)",
+    )  # fmt: skip
     parser.add_argument("--json", default=str(RESULTS / "push_calibration.json"))
     args = parser.parse_args(argv)
     start = machine()
     results: dict[str, list[dict[str, Any]]] = {}
     for env in args.envs:
-        results[env] = [measure(env, magnitude, args.episodes, args.seed) for magnitude in args.ranges]
-        print(f"\n{ENVS[env]} (nominal controller, {args.episodes} episodes from seed {args.seed})")
+        results[env] = [measure(env, r, args.episodes, args.seed, args.joint_limit_horizon_s) for r in args.ranges]
+        horizon = "the env's" if args.joint_limit_horizon_s is None else f"{args.joint_limit_horizon_s:g} s"
+        print(f"\n{ENVS[env]} (nominal controller, joint-limit horizon {horizon}, {args.episodes} episodes from seed {args.seed})")
         print(f"{'pushes [N]':>12}  {'falls':>7}  {'90 % interval':>13}  {'pushes survived':>15}  {'CoM RMSE [mm]':>13}")
         for row in results[env]:
             lo, hi = row["fall_rate_90"]
@@ -93,7 +111,10 @@ def main(argv: list[str] | None = None) -> dict:
                 f"{magnitude:>12}  {row['falls']:>3}/{row['episodes']:<3}  {lo:>6.2f}-{hi:<6.2f}  "
                 f"{row['pushes_survived']:>7}/{row['pushes_total']:<7}  {1e3 * row['com_rmse_m']:>13.1f}"
             )
-    settings = {"envs": args.envs, "ranges": [list(r) for r in args.ranges], "episodes": args.episodes, "seed": args.seed}
+    settings = {
+        "envs": args.envs, "ranges": [list(r) for r in args.ranges], "episodes": args.episodes, "seed": args.seed,
+        "joint_limit_horizon_s": args.joint_limit_horizon_s,
+    }  # fmt: skip
     write_json(args.json, settings, results, start)
     return results
 

@@ -18,12 +18,14 @@ ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "Hu
 STEPS = 15
 #: A push early in the rollout, so that the recorded torques are not just standing still.
 KWARGS = {"push_interval_s": (0.1, 0.1)}
+#: The default push ranges when the rollouts were recorded (the defaults changed on 2026-12-01).
+RECORDED_PUSHES_N = {"HumanoidWBC-v0": (20.0, 80.0), "HumanoidWBCWall-v0": (20.0, 80.0), "HumanoidWBCSeesaw-v0": (10.0, 40.0)}
 
 
 def rollout(env_id: str, **kwargs) -> dict[str, np.ndarray]:
     """Seed 0, small random actions from their own generator: observations (STEPS + 1, n),
     rewards (STEPS,) and the torques of each step's last physics step (STEPS, na) [N m]."""
-    env = gym.make(env_id, **KWARGS, **kwargs)
+    env = gym.make(env_id, **KWARGS, push_magnitude_n=RECORDED_PUSHES_N[env_id], **kwargs)
     obs, _ = env.reset(seed=0)
     actions = np.random.default_rng(1).uniform(-0.3, 0.3, (STEPS, *env.action_space.shape))
     observations, rewards, torques = [obs], [], []

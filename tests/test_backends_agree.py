@@ -46,7 +46,10 @@ CASES = {
     # env, policy, env keywords, env steps (the scripted seesaw push never touches an inequality
     # row; every other case does, so the active sets are compared). The envs' default solver is
     # eiquadprog; one case each runs DAQP and proxsuite.
-    "balance, pushes, moving references": ("HumanoidWBC-v0", _random_policy(1, 0.5), {"push_interval_s": (0.5, 1.0)}, 150),
+    # (pushes of the old default range: the robot must stand through the 150 steps)
+    "balance, pushes, moving references": (
+        "HumanoidWBC-v0", _random_policy(1, 0.5), {"push_interval_s": (0.5, 1.0), "push_magnitude_n": (20.0, 80.0)}, 150,
+    ),
     "balance, foot lift (ramp)": ("HumanoidWBC-v0", "scripted", {}, 200),
     "wall lean (daqp)": ("HumanoidWBCWall-v0", "scripted", {"qp_solver": "daqp"}, 150),
     "wall, moving references": ("HumanoidWBCWall-v0", _random_policy(2, 0.5), {}, 100),

@@ -178,7 +178,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     target's 0.315 rad bound; the nominal controller's envelope is 6.0 N s each way
     (``results/push_envelope``), so the largest pushes reach 0.9x of it. The nominal controller
     fell in 1 of 20 episodes (seeds 5000-5019, ``python -m benchmarks.push_calibration``; 0 with
-    U(10, 40) N, 19 with U(10, 70) N: pushes of one direction add up on the board). Before the
+    U(10, 40) N, 13 with U(10, 70) N: pushes of one direction add up on the board). Before the
     controller's contact damping, U(20, 60) N felled it in 14 of 20.
 
     ## Reward (the balance env's terms plus)
@@ -329,8 +329,11 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     def controller_config(self) -> ControllerConfig:
         """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``); no
-        joint-limit rows (:data:`JOINT_LIMIT_HORIZON_S`)."""
-        config = super().controller_config().with_overrides(joint_limit_horizon_s=JOINT_LIMIT_HORIZON_S)
+        joint-limit rows (:data:`JOINT_LIMIT_HORIZON_S`) unless the robot's description sets
+        ``joint_limit_horizon_s`` in its ``controller_overrides``."""
+        config = super().controller_config()
+        if "joint_limit_horizon_s" not in self.description.controller_overrides:
+            config = config.with_overrides(joint_limit_horizon_s=JOINT_LIMIT_HORIZON_S)
         if self.seesaw_model == "coupled":
             cfg = self.config
             contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in self.description.foot_contacts())
