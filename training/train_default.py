@@ -33,11 +33,11 @@ from training.shipped import CLAIMS  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
-#: 64 PPO rollouts of 2 envs x 1024 steps: about 9 minutes of training at the ~240 steps/s measured
-#: with 2 envs and the compiled controller (548 s on a fresh clone, 2026-11-30). Against the nominal
-#: controller with contact damping (0 falls in the 10 evaluation episodes) this budget fails the claim
-#: below (3 falls in 10, CoM error +11.8 mm); before it, with a nominal controller that fell in 3 of
-#: 10, one of three runs passed.
+#: 64 PPO rollouts of 2 envs x 1024 steps: about 7 minutes of training at the ~306 steps/s measured
+#: with 2 envs and the compiled controller (436 s on a fresh clone, 2026-12-01). At the default
+#: pushes of that day both this policy and the nominal controller fell in 5 of the 10 evaluation
+#: episodes, not the same ones, so the claim below fails on its fall bound (+0.3 vs +0.1); the CoM
+#: error is within its margin (docs/training.md).
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
