@@ -24,6 +24,8 @@ from wbc_layer import QPProblem
 
 #: The project's env ids (DESIGN.md); a benchmark runs those registered in this checkout.
 ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
+#: Short names of :data:`ENV_IDS`, as the benchmarks' ``--envs`` options take them.
+ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Pushes during recordings: the envs' magnitudes, but every 0.5-1 s instead of every 2-4 s, so
 #: that a 2-s recording (1,000 physics steps) holds a few of them.

@@ -26,11 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, write_json
+from benchmarks.common import ENVS, RESULTS, machine, write_json
 from humanoid_env.robots import DEFAULT_ROBOT, robot_description
 from training.evaluate import evaluate
 
-ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
 #: z of the two-sided 90 % normal interval.
 Z90 = 1.6449
 

@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, write_json
+from benchmarks.common import ENVS, RESULTS, machine, write_json
 from training.evaluate import evaluate
 
-ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
 #: The metrics reported, per env (episode means; fallbacks and relaxed: sums over the episodes).
 METRICS = {
     "balance": ("com_rmse_m",),
