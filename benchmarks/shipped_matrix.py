@@ -11,6 +11,7 @@ Wanted: the shipped policy passes in every cell, both controls fail in every cel
     python -m benchmarks.shipped_matrix                  # every env and cell, 2 processes at a time
     python -m benchmarks.shipped_matrix --envs HumanoidWBC-v0 --cells reference one_thread
     python -m benchmarks.shipped_matrix --rejudge        # a claim changed: judge the same records
+    python -m benchmarks.shipped_matrix --envs HumanoidWBCWall-v0 --update   # re-run one env's cells, keep the others
 
 Writes ``results/shipped_checks/matrix.json`` (committed: the evidence behind the CI check) with
 each cell's verdicts, per-episode records and the threads the cell ran with, and prints a table.
@@ -144,6 +145,24 @@ def rejudge(path: Path) -> int:
     return 0 if record["all_as_expected"] else 1
 
 
+def updated_record(old: dict[str, Any], settings: dict[str, Any], cells: list[dict], run_provenance: dict) -> dict[str, Any]:
+    """``old`` (a matrix record) with the cells and per-env settings of ``settings["envs"]`` replaced by
+    this run's; the provenance of each env's cells under ``provenance_by_env``."""
+    if settings["cells"] != old["settings"]["cells"] or settings["episodes"] != old["settings"]["episodes"]:
+        raise SystemExit("--update: --cells and --episodes must be the existing record's")
+    envs = settings["envs"]
+    merged = dict(old["settings"])
+    merged["envs"] = list(dict.fromkeys([*old["settings"]["envs"], *envs]))
+    for key in ("protocol", "env_kwargs", "claims", "policy_sha256"):
+        merged[key] = {**old["settings"][key], **settings[key]}
+    by_env = old.get("provenance_by_env") or {env_id: old["provenance"] for env_id in old["settings"]["envs"]}
+    by_env.update({env_id: run_provenance for env_id in envs})
+    kept = [cell for cell in old["cells"] if cell["env"] not in envs]
+    order = {env_id: i for i, env_id in enumerate(merged["envs"])}
+    cells = sorted(kept + cells, key=lambda cell: order[cell["env"]])
+    return {"settings": merged, "provenance": run_provenance, "provenance_by_env": by_env, "cells": cells}
+
+
 def main(argv: list[str] | None = None) -> int:
     from training.comparison import PERTURBATIONS
     from training.run_folder import MODEL_FILE
@@ -155,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--episodes", type=int, default=None, help="default: the CI check's (CHECK_PROTOCOL)")
     parser.add_argument("--jobs", type=int, default=2, help="cells run at once (one process each)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument(
+        "--update", action="store_true", help="replace only the cells of --envs in the existing --json, keep the others"
+    )
     parser.add_argument(
         "--rejudge", action="store_true",
         help="no rollouts: judge the records already in --json by the current CLAIMS (after a claim changed)",
@@ -177,21 +199,22 @@ def main(argv: list[str] | None = None) -> int:
         cells = list(pool.map(lambda job: run_cell(*job, args.episodes), jobs))
     table = markdown(cells)
     print("\n" + table)
-    record = {
-        "settings": {
-            "envs": envs,
-            "cells": args.cells,
-            "episodes": args.episodes,
-            "protocol": {env_id: CHECK_PROTOCOL[env_id] for env_id in envs},
-            "env_kwargs": {env_id: CHECK_ENV_KWARGS[env_id] for env_id in envs},
-            "claims": {env_id: asdict(CLAIMS[env_id]) for env_id in envs},
-            "policy_sha256": {env_id: hashlib.sha256((policy_dir(env_id) / MODEL_FILE).read_bytes()).hexdigest() for env_id in envs},
-        },
-        "provenance": provenance(),
-        "all_as_expected": all(expected(cell) for cell in cells),
-        "table": table,
-        "cells": cells,
+    settings = {
+        "envs": envs,
+        "cells": args.cells,
+        "episodes": args.episodes,
+        "protocol": {env_id: CHECK_PROTOCOL[env_id] for env_id in envs},
+        "env_kwargs": {env_id: CHECK_ENV_KWARGS[env_id] for env_id in envs},
+        "claims": {env_id: asdict(CLAIMS[env_id]) for env_id in envs},
+        "policy_sha256": {env_id: hashlib.sha256((policy_dir(env_id) / MODEL_FILE).read_bytes()).hexdigest() for env_id in envs},
     }
+    record = {"settings": settings, "provenance": provenance()}
+    if args.update:
+        record = updated_record(json.loads(args.json.read_text()), settings, cells, record["provenance"])
+        cells = record["cells"]
+        table = markdown(cells)
+        print("\n" + table)
+    record.update({"all_as_expected": all(expected(cell) for cell in cells), "table": table, "cells": cells})
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(record, indent=1))
     print(f"wrote {args.json}; every cell as expected: {record['all_as_expected']}")

@@ -1,7 +1,9 @@
 """A short recorded rollout per env, for the contract that ``estimation=None`` (the default) leaves
-every env exactly as it was before the estimator existed. ``python -m tests.estimation_reference``
-re-records ``tests/data/estimation_off.npz`` -- only when a change of the envs' *behaviour* is
-intended (it was recorded at the commit before ``humanoid_env.envs.estimation`` was added)."""
+every env exactly as it was before the estimator existed. ``python -m tests.estimation_reference
+[NAME ...]`` re-records ``tests/data/estimation_off.npz`` (only the envs named, default all) --
+only when a change of the envs' *behaviour* is intended (it was recorded at the commit before
+``humanoid_env.envs.estimation`` was added; the wall's rollout again on 2026-12-01, when the wall
+scene's friction cones became elliptic, its only change since)."""
 
 from __future__ import annotations
 
@@ -37,10 +39,19 @@ def rollout(env_id: str, **kwargs) -> dict[str, np.ndarray]:
     return {"obs": np.array(observations), "reward": np.array(rewards), "tau": np.array(torques)}
 
 
-def record() -> dict[str, np.ndarray]:
-    return {f"{name}_{key}": value for name, env_id in ENVS.items() for key, value in rollout(env_id).items()}
+def record(names: list[str]) -> dict[str, np.ndarray]:
+    """The recorded arrays, re-recorded for ``names`` and kept from :data:`DATA` for the others."""
+    kept = dict(np.load(DATA)) if DATA.is_file() else {}
+    fresh = {f"{name}_{key}": value for name in names for key, value in rollout(ENVS[name]).items()}
+    return {**kept, **fresh}
 
 
 if __name__ == "__main__":
-    np.savez_compressed(DATA, **record())
-    print(f"wrote {DATA}")
+    import sys
+
+    names = sys.argv[1:] or list(ENVS)
+    unknown = sorted(set(names) - set(ENVS))
+    if unknown:
+        sys.exit(f"unknown env name(s) {unknown}; known: {', '.join(ENVS)}")
+    np.savez_compressed(DATA, **record(names))
+    print(f"wrote {DATA} ({', '.join(names)} re-recorded)")

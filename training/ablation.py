@@ -5,7 +5,8 @@ Usage::
     python -m training.ablation --env HumanoidWBC-v0 --algo ppo --timesteps 2000000 --seeds 0 1 2 \\
         [--modes wbc pd torque] [--config configs/ppo.yml] [--config-for torque=configs/my_torque.yml] \\
         [--n-envs K] [--params key=value ...] [--eval-episodes 10] [--out runs/ablation/HumanoidWBC-v0_ppo] \\
-        [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run | --report-only]
+        [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run | --report-only] \\
+        [--snapshots N1 N2 ...]
 
 Every (mode, seed) is one ``python -m training.train`` run with ``--env-kwargs action_mode=<mode>``
 and the same ``--timesteps``, into ``OUT/<mode>/s<seed>``, run as one Ray Tune trial
@@ -20,6 +21,13 @@ steps from the training Monitor files, each seed thin, the mean thick, the nomin
 written. "Steps to nominal return" is the first periodic evaluation (deterministic, every
 ``eval_freq`` steps) whose mean return reaches the nominal controller's. ``--report-only`` rewrites
 the table and the plot from ``OUT/results.json``; neither it nor ``--dry-run`` starts Ray.
+
+The long form, ``--snapshots N1 N2 ...``: every run saves its model at those step totals and evaluates
+it there on the ``--eval-episodes`` episodes of the nominal controller's evaluation
+(:mod:`training.snapshots`); a run stopped part-way (Ctrl-C, a killed session) resumes from its
+latest snapshot when the same command is run again. The report (:mod:`training.sample_efficiency`,
+also from unfinished runs, and with ``--report-only`` without training) gives the samples to the
+nominal controller's level per mode and the results at equal budgets.
 
 wbc mode runs at ~120 env steps/s with 2 envs on 2 cores: 100k steps take ~14 minutes.
 """
@@ -60,10 +68,22 @@ def train_args(args: argparse.Namespace, mode: str, seed: int, run_dir: Path) ->
     command += ["--timesteps", str(args.timesteps), "--seed", str(seed), "--run-dir", str(run_dir)]
     if args.n_envs is not None:
         command += ["--n-envs", str(args.n_envs)]
-    command += ["--no-progress-bar", "--verbose", "0", "--overwrite", "--env-kwargs", f"action_mode={mode}"]
+    # A run stopped part-way: trained again (--overwrite), or with snapshots resumed from the latest.
+    snapshots = getattr(args, "snapshots", None)  # training.tune passes its own arguments
+    restart = "--resume" if snapshots else "--overwrite"
+    command += ["--no-progress-bar", "--verbose", "0", restart, "--env-kwargs", f"action_mode={mode}"]
     command += list(args.env_kwargs)
-    if args.params:
-        command += ["--params", *args.params]
+    params = list(args.params)
+    if snapshots:
+        params += [
+            f"snapshot_steps=[{','.join(str(n) for n in snapshots)}]",
+            f"snapshot_eval_episodes={args.eval_episodes}",
+            f"snapshot_eval_seed={EVAL_SEED}",
+            "eval_freq=0",
+            "checkpoint_freq=0",
+        ]
+    if params:
+        command += ["--params", *params]
     return command
 
 
@@ -159,6 +179,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--params", nargs="*", default=[], metavar="KEY=VALUE", help="config keys, every mode"
     )
     parser.add_argument("--eval-episodes", type=int, default=10)
+    parser.add_argument(
+        "--snapshots",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
+        help="save and evaluate every run at these step totals (the long form: samples to the nominal "
+        "level, equal budgets; stopped runs resume from their latest snapshot; see training.sample_efficiency)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="default runs/ablation/<env>_<algo>")
     parser.add_argument("--dry-run", action="store_true", help="print the training commands and stop")
     parser.add_argument(
@@ -178,6 +207,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--config-for expects MODE=PATH with MODE in {MODES}, got {item!r}")
         config_for[mode] = path
     args.config_for = config_for
+    if args.snapshots is not None:
+        if sorted(set(args.snapshots)) != args.snapshots or args.snapshots[0] < 1 or args.snapshots[-1] > args.timesteps:
+            parser.error(f"--snapshots: increasing step totals in [1, --timesteps], got {args.snapshots}")
     args.config = args.config or f"configs/{args.algo}.yml"
     args.out = args.out or Path("runs/ablation") / f"{args.env}_{args.algo}"
     return args
@@ -186,11 +218,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     run_provenance = provenance()  # the tree as the ablation starts (cached for the process)
+    plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
+    if args.snapshots:
+        return snapshot_ablation(args, plan, run_provenance)
     if args.report_only:
         write_report(json.loads((args.out / "results.json").read_text()), args.out)
         print(f"ablation: {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
         return 0
-    plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
     if args.dry_run:
         for mode, seed, run_dir in plan:
             print(shlex.join(train_command(args, mode, seed, run_dir)))
@@ -238,6 +272,56 @@ def main(argv: list[str] | None = None) -> int:
             f"{summary[k]:>9.4g} ±{summary[k + '_std']:<6.2g}" for k in ("return", "length", "fell")
         )
         print(f"{mode:<8}{cells}")
+    print(f"ablation: {args.out / 'results.json'}, {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
+    return 0
+
+
+def snapshot_ablation(args: argparse.Namespace, plan: list[tuple[str, int, Path]], run_provenance: dict) -> int:
+    """The long form (``--snapshots``): train (resuming stopped runs) unless ``--report-only``, then the
+    nominal controller on the evaluation seeds (``OUT/nominal.json``, made once) and the report of
+    :mod:`training.sample_efficiency` from every run's evaluated snapshots, finished or not."""
+    from training import sample_efficiency
+    from training.config import parse_key_values
+    from training.evaluate import evaluate
+
+    if args.dry_run:
+        for mode, seed, run_dir in plan:
+            print(shlex.join(train_command(args, mode, seed, run_dir)))
+        return 0
+    if not args.report_only:
+        runs = [
+            TrainRun(f"{mode}/s{seed}", tuple(train_args(args, mode, seed, run_dir)))
+            for mode, seed, run_dir in plan
+            if not finished(run_dir)
+        ]
+        for mode, seed, run_dir in plan:
+            print(f"ablation: {mode} seed {seed}: {'done before, kept' if finished(run_dir) else 'to train'} ({run_dir})", flush=True)
+        failed = sweep_exit_code(runs, args, "ablation")
+        if failed:
+            return failed
+    nominal_path = args.out / "nominal.json"
+    if not nominal_path.is_file():
+        print(f"ablation: evaluating the nominal controller ({args.eval_episodes} episodes)", flush=True)
+        nominal_kwargs = parse_key_values(args.env_kwargs, "--env-kwargs")
+        nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=nominal_kwargs)
+        args.out.mkdir(parents=True, exist_ok=True)
+        nominal_path.write_text(json.dumps(nominal, indent=1))
+    nominal = json.loads(nominal_path.read_text())
+    results = {
+        "env": args.env,
+        "algo": args.algo,
+        "timesteps": args.timesteps,
+        "snapshots": args.snapshots,
+        "seeds": args.seeds,
+        "modes": args.modes,
+        "eval_episodes": args.eval_episodes,
+        "eval_seed": EVAL_SEED,
+        "nominal": {"summary": nominal["summary"], "episodes": nominal["episodes"]},
+        "runs": [sample_efficiency.run_record(run_dir, mode, seed) for mode, seed, run_dir in plan],
+        "provenance": run_provenance,
+    }
+    sample_efficiency.report(results, args.out)
+    print(sample_efficiency.headline(results["summary"]))
     print(f"ablation: {args.out / 'results.json'}, {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
     return 0
 

@@ -52,6 +52,12 @@ _COMMON: dict[str, Any] = {
     "eval_freq": 20_000,  # env steps between evaluations (0: none)
     "eval_episodes": 2,
     "checkpoint_freq": 100_000,  # env steps between checkpoints (0: none)
+    # Env-step totals at which the model and its statistics are saved to snapshots/ (a run stopped
+    # part-way resumes from the latest: `training.train --resume`), each evaluated on
+    # snapshot_eval_episodes deterministic episodes from seed snapshot_eval_seed (0: saved only).
+    "snapshot_steps": [],
+    "snapshot_eval_episodes": 0,
+    "snapshot_eval_seed": 100_000,
     "policy_kwargs": {"net_arch": [256, 256]},
     "learning_rate": 3e-4,
     "gamma": 0.99,
@@ -92,6 +98,9 @@ RUNNER_KEYS = (
     "eval_freq",
     "eval_episodes",
     "checkpoint_freq",
+    "snapshot_steps",
+    "snapshot_eval_episodes",
+    "snapshot_eval_seed",
 )
 
 
@@ -243,6 +252,7 @@ def resolve_config(
 #: Keys that must be integers (``1e6`` in YAML is accepted as ``1000000``).
 INT_KEYS = (
     "timesteps", "n_envs", "eval_freq", "eval_episodes", "checkpoint_freq", "batch_size",
+    "snapshot_eval_episodes", "snapshot_eval_seed",
     "n_steps", "n_epochs", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
 )  # fmt: skip
 #: Keys that must be numbers.
@@ -267,9 +277,17 @@ def _check_values(config: dict[str, Any], algo: str) -> None:
         value = config[key]
         if isinstance(value, float) and value.is_integer():
             config[key] = value = int(value)
-        low = 0 if key in ("eval_freq", "checkpoint_freq", "learning_starts") else 1
+        low = 0 if key in ("eval_freq", "checkpoint_freq", "learning_starts", "snapshot_eval_episodes", "snapshot_eval_seed") else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ConfigError(f"{key} must be an integer >= {low}, got {value!r}")
+    snapshots = config.get("snapshot_steps", [])
+    if (
+        not isinstance(snapshots, list)
+        or any(isinstance(n, bool) or not isinstance(n, (int, float)) or n < 1 or n != int(n) for n in snapshots)
+        or sorted(set(snapshots)) != snapshots
+    ):
+        raise ConfigError(f"snapshot_steps must be a list of increasing positive integers, got {snapshots!r}")
+    config["snapshot_steps"] = [int(n) for n in snapshots]
     for key in FLOAT_KEYS:
         if key in config and (isinstance(config[key], bool) or not isinstance(config[key], (int, float))):
             raise ConfigError(f"{key} must be a number, got {config[key]!r}")

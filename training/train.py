@@ -4,7 +4,7 @@ Usage::
 
     python -m training.train --env HumanoidWBC-v0 --algo ppo [--config configs/ppo.yml] \\
         [--timesteps N] [--n-envs K] [--seed S] [--run-dir DIR] [--env-kwargs key=value ...] \\
-        [--params key=value ...] [--init-from RUN_DIR_OR_ZIP] [--no-progress-bar] [--overwrite]
+        [--params key=value ...] [--init-from RUN_DIR_OR_ZIP] [--no-progress-bar] [--overwrite | --resume]
     python -m training.train --env HumanoidWBC-v0 --algo ppo --seeds 0 1 2 [--run-dir DIR] ... \\
         [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run]
 
@@ -27,6 +27,11 @@ must be the saved model's (``log_std_init``/``ortho_init`` aside: the saved weig
 exploration std go on), as must the algorithm and the env's observation and action shapes.
 SAC's replay buffer is not in the zip: it starts empty (and SAC's ``learning_starts`` counts the
 total steps, so it does not wait again).
+
+``--params snapshot_steps=[5000,10000,...]`` saves the model at those step totals into
+``snapshots/`` (evaluated there with ``snapshot_eval_episodes=E``; :mod:`training.snapshots`), and
+``--resume --run-dir DIR`` (with the run's own settings) goes on with a run stopped part-way from its
+latest snapshot.
 
 ``--seeds S1 S2 ...`` trains one run per seed, each a Ray Tune trial (:mod:`training.ray_sweep`: as
 many at once as the CPUs allow, ``--cpus-per-trial`` each; on this machine, or a Ray cluster with
@@ -66,8 +71,10 @@ from training.run_folder import (
     RunFolderError,
     find_run_files,
     finished,
+    read_run_config,
     write_run_config,
 )
+from training.snapshots import Snapshot, latest_snapshot, model_path, snapshot_callback, vecnormalize_path
 
 EVAL_SEED_OFFSET = 10_000
 
@@ -101,7 +108,9 @@ def make_vec_env(
     return DummyVecEnv(fns)
 
 
-def _callbacks(config: dict[str, Any], run_dir: Path, eval_env) -> list:
+def _callbacks(
+    env_id: str, config: dict[str, Any], run_dir: Path, eval_env, resumed: Snapshot | None = None
+) -> list:
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback, EvalCallback
 
     class SaveVecNormalize(BaseCallback):
@@ -119,6 +128,8 @@ def _callbacks(config: dict[str, Any], run_dir: Path, eval_env) -> list:
 
     n_envs = config["n_envs"]
     callbacks = []
+    if config["snapshot_steps"]:
+        callbacks.append(snapshot_callback(env_id, config, run_dir, resumed.wall_s if resumed else 0.0))
     if config["checkpoint_freq"] > 0:
         callbacks.append(
             CheckpointCallback(
@@ -207,19 +218,28 @@ def train(
     progress_bar: bool = True,
     verbose: int = 1,
     init_files: RunFiles | None = None,
+    resume: Snapshot | None = None,
 ) -> dict[str, Any]:
     """Train ``algo`` on ``env_id`` with a resolved ``config``; write the run folder; return train_info.
 
     ``init_files``: the saved model to train on from, as :func:`check_init_from` returns it (checked).
+    ``resume``: a snapshot of this run (:func:`training.snapshots.latest_snapshot`) to go on from, up
+    to ``config["timesteps"]`` in all; this part's episodes go to ``monitor/from_<steps>/``.
     A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
     """
+    if resume is not None:
+        init_files = RunFiles(
+            model_path(run_dir, resume.target),
+            vecnormalize_path(run_dir, resume.target) if config["normalize"] else None,
+        )
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import VecNormalize
 
     algo_cls = {"ppo": PPO, "sac": SAC}[algo]
     run_provenance = provenance()  # the tree as training starts
     env_kwargs = dict(config["env_kwargs"])
-    venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=run_dir / "monitor")
+    monitor_dir = run_dir / "monitor" / (f"from_{resume.steps}" if resume is not None else "")
+    venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=monitor_dir)
     eval_env = None
     if config["eval_freq"] > 0:
         eval_env = make_vec_env(env_id, env_kwargs, 1)
@@ -246,7 +266,8 @@ def train(
         )
     else:
         model = load_to_train_on(algo_cls, init_files.model, venv, config, run_dir, verbose)
-        model.set_random_seed(seed)
+        # A resumed part draws new episodes and noise, not the first part's again.
+        model.set_random_seed(seed + (resume.steps if resume is not None else 0))
     start_steps = int(model.num_timesteps)
     interrupted = False
     start = time.perf_counter()
@@ -256,8 +277,8 @@ def train(
     )
     try:
         model.learn(
-            total_timesteps=config["timesteps"],
-            callback=_callbacks(config, run_dir, eval_env),
+            total_timesteps=config["timesteps"] - (resume.steps if resume is not None else 0),
+            callback=_callbacks(env_id, config, run_dir, eval_env, resume),
             progress_bar=progress_bar,
             tb_log_name=algo,
             reset_num_timesteps=init_files is None,
@@ -279,6 +300,8 @@ def train(
         "init_from": str(init_files.model) if init_files is not None else None,
         "wall_s": wall,
         "steps_per_s": steps / wall if wall > 0 else 0.0,
+        "resumed_from": resume.steps if resume is not None else None,
+        "wall_s_total": wall + (resume.wall_s if resume is not None else 0.0),
         "interrupted": interrupted,
         "model": MODEL_FILE,
         "vecnormalize": VECNORM_FILE if config["normalize"] else None,
@@ -298,6 +321,26 @@ def train(
         ):  # workers already gone after Ctrl-C
             pass
     return info
+
+
+def resume_point(run_dir: Path, env_id: str, algo: str, seed: int, config: dict[str, Any]) -> Snapshot | None:
+    """The snapshot an unfinished run in ``run_dir`` resumes from (None: no run or no snapshot there:
+    train from the start). Raises ``ConfigError`` when the run's env, algorithm, seed or resolved
+    settings (``config.yaml``) differ from this command's: a resumed run must be the same run."""
+    saved = read_run_config(run_dir)
+    if not saved:
+        return None
+    mine = {"env": env_id, "algo": algo, "seed": seed}
+    theirs = {key: saved.get(key) for key in mine}
+    if theirs != mine:
+        raise ConfigError(f"--resume {run_dir}: that run is {theirs}, this command {mine}")
+    differ = sorted(k for k in set(config) | set(saved["config"]) if config.get(k) != saved["config"].get(k))
+    if differ:
+        raise ConfigError(
+            f"--resume {run_dir}: settings differ from the run's config.yaml: "
+            + ", ".join(f"{k}: {saved['config'].get(k)!r} there, {config.get(k)!r} here" for k in differ)
+        )
+    return latest_snapshot(run_dir, config["normalize"])
 
 
 def check_saved_spaces(model_zip: Path, env: gym.Env) -> None:
@@ -384,6 +427,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--verbose", type=int, default=1, help="SB3 verbosity (0: quiet, 1: rollout tables)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of the learner (default 1)")
     parser.add_argument("--overwrite", action="store_true", help="reuse a --run-dir that already holds a run")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the unfinished run in --run-dir from its latest snapshot (a new run there if it "
+        "holds none; nothing to do if it finished); the settings must be the run's",
+    )
     parser.add_argument("--dry-run", action="store_true", help="with --seeds: print the per-seed commands")
     add_ray_arguments(parser)
     args = parser.parse_args(argv)
@@ -396,6 +445,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"{', '.join(given)}: only with --seeds (several runs)")
     elif len(set(args.seeds)) != len(args.seeds):
         parser.error(f"--seeds: each seed once, got {args.seeds}")
+    if args.resume:
+        if args.run_dir is None or args.seeds is not None or args.init_from or args.overwrite:
+            parser.error("--resume: needs --run-dir, and goes with neither --seeds, --init-from nor --overwrite")
     return args
 
 
@@ -476,8 +528,14 @@ def main(argv: list[str] | None = None) -> int:
             env.close()
         if args.seeds is not None:  # checked here, before any trial starts; each trial checks again
             return train_seeds(args, config_given)
+        resume = None
+        if args.resume:
+            if finished(args.run_dir):
+                print(f"training: {args.run_dir} finished before; nothing to resume", flush=True)
+                return 0
+            resume = resume_point(args.run_dir, env_id, args.algo, args.seed, config)
         run_dir = prepare_run_dir(
-            args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite
+            args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite or args.resume
         )
     except (ConfigError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -486,8 +544,14 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(max(args.threads, 1))
     argv_used = sys.argv[1:] if argv is None else argv
-    (run_dir / COMMAND_FILE).write_text(shlex.join(["python", "-m", "training.train", *argv_used]) + "\n")
-    write_run_config(run_dir, env_id, args.algo, args.seed, args.config, config)
+    command = shlex.join(["python", "-m", "training.train", *argv_used]) + "\n"
+    if resume is None:
+        (run_dir / COMMAND_FILE).write_text(command)
+        write_run_config(run_dir, env_id, args.algo, args.seed, args.config, config)
+    else:
+        print(f"training: resuming {run_dir} from its snapshot at {resume.steps} steps", flush=True)
+        with open(run_dir / COMMAND_FILE, "a") as handle:
+            handle.write(command)
     info = train(
         env_id,
         args.algo,
@@ -497,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
         progress_bar=not args.no_progress_bar,
         verbose=args.verbose,
         init_files=init_files,
+        resume=resume,
     )
     state = "interrupted" if info["interrupted"] else "done"
     print(
