@@ -189,7 +189,8 @@ def markdown(results: dict[str, Any]) -> str:
 
 def plot(results: dict[str, Any], path: Path) -> Path:
     """Return, fall rate and task metric of every snapshot against env steps (log scale): per mode
-    the median over seeds (line) and lowest-highest seed (band); the nominal controller dashed."""
+    the median over the seeds that reached each snapshot (line) and their lowest-highest (band); the
+    nominal controller dashed."""
     from training.plotting import _pyplot, _save
 
     plt = _pyplot()
@@ -201,13 +202,14 @@ def plot(results: dict[str, Any], path: Path) -> Path:
         runs = [r for r in results["runs"] if r["mode"] == mode and r["snapshots"]]
         if not runs:
             continue
-        targets = sorted(set.intersection(*({s["target"] for s in r["snapshots"]} for r in runs)))
+        targets = sorted({s["target"] for r in runs for s in r["snapshots"]})
         for ax, (key, _, k) in zip(axes, panels, strict=True):
-            values = np.array(
-                [[next(s for s in r["snapshots"] if s["target"] == t)["summary"][key] * k for t in targets] for r in runs]
-            )
-            ax.plot(targets, np.median(values, axis=0), f"C{j}", marker="o", markersize=3, label=f"{mode} ({len(runs)} seeds)")
-            ax.fill_between(targets, values.min(axis=0), values.max(axis=0), color=f"C{j}", alpha=0.2)
+            # Per target, the seeds that reached it (an unfinished run's curve stops at its last snapshot).
+            values = [
+                np.array([s["summary"][key] * k for r in runs for s in r["snapshots"] if s["target"] == t]) for t in targets
+            ]
+            ax.plot(targets, [np.median(v) for v in values], f"C{j}", marker="o", markersize=3, label=f"{mode} ({len(runs)} seeds)")
+            ax.fill_between(targets, [v.min() for v in values], [v.max() for v in values], color=f"C{j}", alpha=0.2)
     for ax, (key, name, k) in zip(axes, panels, strict=True):
         ax.axhline(nominal[key] * k, color="k", linestyle="--", linewidth=1.0, label="nominal WBC")
         ax.set_xscale("log")
