@@ -365,3 +365,20 @@ def test_randomisation_reports_each_preset_against_the_exact_model(tmp_path):
         assert all(isinstance(row[k], int) and row[k] >= 0 for k in ("falls", "fallback_steps", "relaxed_steps"))
         assert row["com_rmse_m"] > 0.0
     assert np.isfinite(results["moderate"]["over_exact"]["com_rmse_m"]) and results["moderate"]["over_exact"]["com_rmse_m"] > 0
+
+
+def test_wilson_interval_matches_its_closed_forms():
+    from benchmarks.push_calibration import Z90, wilson_interval
+
+    # 0 of n: [0, z^2 / (n + z^2)] (0 of 20 at 90 %: 0.119); n of n mirrors it.
+    z2 = Z90 * Z90
+    assert wilson_interval(0, 20) == pytest.approx((0.0, z2 / (20 + z2)), abs=1e-12)
+    assert wilson_interval(20, 20) == pytest.approx((20 / (20 + z2), 1.0), abs=1e-12)
+    # k of n and n - k of n are mirror images; the interval holds k / n and narrows with n.
+    lo, hi = wilson_interval(5, 20)
+    assert wilson_interval(15, 20) == pytest.approx((1 - hi, 1 - lo), abs=1e-12)
+    assert lo < 5 / 20 < hi
+    lo4, hi4 = wilson_interval(20, 80)
+    assert lo < lo4 < hi4 < hi
+    with pytest.raises(ValueError, match="trials"):
+        wilson_interval(0, 0)
