@@ -10,7 +10,7 @@ import pytest
 from tests.test_train import ENV, SHORT_EPISODES, policy_weights, run_module
 from training import sample_efficiency as se
 from training.config import ConfigError, resolve_config
-from training.snapshots import eval_path, latest_snapshot, model_path, read_progress
+from training.snapshots import eval_path, latest_snapshot, model_path, read_evaluations, read_progress
 
 #: 2 envs x 64 steps per rollout; snapshots mid-rollout (100) and at later totals.
 SNAPSHOT_PPO = [
@@ -51,6 +51,11 @@ def test_snapshots_are_saved_at_their_totals_and_evaluated_as_training_evaluate_
     again = json.loads(offline.read_text())
     for a, b in zip(recorded["episodes"], again["episodes"], strict=True):
         assert a["length"] == b["length"] and a["return"] == pytest.approx(b["return"], rel=1e-9)
+    # Without its model files (a results folder that keeps the records only) the evaluations remain.
+    for target in (100, 256, 384):
+        model_path(run_dir, target).unlink()
+    assert read_progress(run_dir) == [] and latest_snapshot(run_dir, normalize=True) is None
+    assert [snap.target for snap, _ in read_evaluations(run_dir)] == [100, 256, 384]
 
 
 def test_a_stopped_run_resumes_from_its_latest_snapshot(tmp_path):

@@ -54,8 +54,9 @@ class Snapshot:
     wall_s: float
 
 
-def read_progress(run_dir: Path) -> list[Snapshot]:
-    """The snapshots recorded in ``run_dir`` whose model file exists, in order of ``steps``.
+def read_progress(run_dir: Path, saved_only: bool = True) -> list[Snapshot]:
+    """The snapshots recorded in ``run_dir``, in order of ``steps``; ``saved_only``: only those whose
+    model file is still there (a run folder whose models were not kept still has its records).
 
     A line repeated by a resumed part (the same target saved again) keeps its last record.
     """
@@ -73,7 +74,8 @@ def read_progress(run_dir: Path) -> list[Snapshot]:
         snap = Snapshot(int(record["target"]), int(record["steps"]), float(record["wall_s"]))
         by_target[snap.target] = snap
     return sorted(
-        (s for s in by_target.values() if model_path(run_dir, s.target).is_file()), key=lambda s: s.steps
+        (s for s in by_target.values() if not saved_only or model_path(run_dir, s.target).is_file()),
+        key=lambda s: s.steps,
     )
 
 
@@ -86,7 +88,7 @@ def latest_snapshot(run_dir: Path, normalize: bool) -> Snapshot | None:
 def read_evaluations(run_dir: Path) -> list[tuple[Snapshot, dict[str, Any]]]:
     """(snapshot, its evaluation record) for every evaluated snapshot of ``run_dir``, in order of steps."""
     out = []
-    for snap in read_progress(run_dir):
+    for snap in read_progress(run_dir, saved_only=False):
         path = eval_path(run_dir, snap.target)
         if path.is_file():
             out.append((snap, json.loads(path.read_text())))
