@@ -147,6 +147,11 @@ def test_samples_to_level_budgets_and_headline():
     # A mode that falls in every episode at a budget fails the paired claim.
     failing = se.mode_summary("HumanoidWBC-v0", [_run("pd", 0, [(100_000, 1.0, 0.010)])], nominal)
     assert not failing["pd"]["budgets"]["100000"]["verdict"]["passed"]
+    # Episodes without the metric (ended before it was measured): no verdict, and the table says why.
+    unmeasured = se.mode_summary("HumanoidWBC-v0", [_run("pd", 0, [(100_000, 1.0, float("nan"))])], nominal)
+    assert unmeasured["pd"]["budgets"]["100000"]["verdict"] == {"passed": False, "unmeasured_episodes": 10}
+    results = {"env": "HumanoidWBC-v0", "nominal": nominal, "summary": unmeasured, "eval_episodes": 10, "eval_seed": 0}
+    assert "10 episodes ended before the metric was measured" in se.markdown(results)
 
 
 def test_the_long_ablation_resumes_its_runs_and_evaluates_every_snapshot(tmp_path, capsys):

@@ -13,7 +13,9 @@ every run at fixed step totals and evaluates each snapshot on the same ``E`` det
   task metric (median and range over seeds), and the comparison tool's paired verdict
   (:func:`training.comparison.judge`, every seed's episodes against the nominal controller's on
   the same reset seeds) on the same level claim with 90 % one-sided bootstrap bounds: mean metric
-  difference <= (METRIC_FACTOR - 1) x the nominal metric and fall-rate difference <= FALL_TOLERANCE.
+  difference <= (METRIC_FACTOR - 1) x the nominal metric and fall-rate difference <= FALL_TOLERANCE
+  (no verdict, "no", when an episode has no metric: a wall episode that ended before the hand
+  force was measured).
 
 :func:`report` writes ``results.json``, ``table.md`` and ``learning_curves.png`` (return, fall rate
 and task metric of the snapshots against env steps: per mode the median over seeds and the band from
@@ -120,13 +122,17 @@ def mode_summary(env_id: str, runs: list[dict[str, Any]], nominal: dict[str, Any
                 continue
             baseline = [e for _ in at for e in nominal["episodes"]]
             candidate = [e for s in at for e in s["episodes"]]
-            verdict = judge(baseline, candidate, claim)
+            unmeasured = sum(not np.isfinite(float(e[metric])) for e in candidate + baseline)
+            if unmeasured:  # e.g. a wall episode that ended before the hand force was measured
+                verdict = {"passed": False, "unmeasured_episodes": unmeasured}
+            else:
+                verdict = judge(baseline, candidate, claim).as_dict()
             budgets[str(budget)] = {
                 "return": [s["summary"]["return"] for s in at],
                 "fell": [s["summary"]["fell"] for s in at],
                 metric: [s["summary"][metric] for s in at],
                 "wall_s": [s["wall_s"] for s in at],
-                "verdict": verdict.as_dict(),
+                "verdict": verdict,
             }
         out[mode] = {
             "seeds": [run["seed"] for run in mine],
@@ -171,10 +177,13 @@ def markdown(results: dict[str, Any]) -> str:
     for mode, s in results["summary"].items():
         for budget, b in s["budgets"].items():
             v = b["verdict"]
-            verdict = (
-                f"{'yes' if v['passed'] else 'no'}: falls {v['fall_difference']:+.2f} (<= {v['fall_upper_bound']:+.2f}), "
-                f"metric {v['metric_difference'] * scale:+.3g} (<= {v['metric_upper_bound'] * scale:+.3g})"
-            )
+            if "unmeasured_episodes" in v:
+                verdict = f"no: {v['unmeasured_episodes']} episodes ended before the metric was measured"
+            else:
+                verdict = (
+                    f"{'yes' if v['passed'] else 'no'}: falls {v['fall_difference']:+.2f} (<= {v['fall_upper_bound']:+.2f}), "
+                    f"metric {v['metric_difference'] * scale:+.3g} (<= {v['metric_upper_bound'] * scale:+.3g})"
+                )
             lines.append(
                 f"| {mode} | {_steps_text(int(budget))} | {_spread(b['return'], digits=4)} | {_spread(b['fell'], digits=2)} "
                 f"| {_spread(b[metric], scale)} | {verdict} | {_spread(b['wall_s'], 1 / 60)} |"
