@@ -185,7 +185,7 @@ def markdown(results: dict[str, Any]) -> str:
                     f"metric {v['metric_difference'] * scale:+.3g} (<= {v['metric_upper_bound'] * scale:+.3g})"
                 )
             lines.append(
-                f"| {mode} | {_steps_text(int(budget))} | {_spread(b['return'], digits=4)} | {_spread(b['fell'], digits=2)} "
+                f"| {mode} | {_steps_text(int(budget))} ({len(b['return'])} seeds) | {_spread(b['return'], digits=4)} | {_spread(b['fell'], digits=2)} "
                 f"| {_spread(b[metric], scale)} | {verdict} | {_spread(b['wall_s'], 1 / 60)} |"
             )
     lines += [
