@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import machine, write_json
+from training.run_folder import INFO_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +44,7 @@ def timed(command: list[str]) -> float:
 
 
 def run_info(run_dir: Path) -> dict:
-    info = json.loads((run_dir / "train_info.json").read_text())
+    info = json.loads((run_dir / INFO_FILE).read_text())
     return {"wall_s": info["wall_s"], "steps_per_s": info["steps_per_s"], "timesteps": info["timesteps"]}
 
 

@@ -217,20 +217,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    run_provenance = provenance()  # the tree as the ablation starts (cached for the process)
-    plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
-    if args.snapshots:
-        return snapshot_ablation(args, plan, run_provenance)
-    if args.report_only:
-        write_report(json.loads((args.out / "results.json").read_text()), args.out)
-        print(f"ablation: {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
-        return 0
-    if args.dry_run:
-        for mode, seed, run_dir in plan:
-            print(shlex.join(train_command(args, mode, seed, run_dir)))
-        return 0
+def train_plan(args: argparse.Namespace, plan: list[tuple[str, int, Path]]) -> int:
+    """Train every (mode, seed, run folder) of ``plan`` not finished before, as Ray Tune trials;
+    :func:`training.ray_sweep.sweep_exit_code`'s status."""
     runs = []
     for mode, seed, run_dir in plan:
         if finished(run_dir):
@@ -238,16 +227,39 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"ablation: {mode} seed {seed}: to train -> {run_dir}", flush=True)
         runs.append(TrainRun(f"{mode}/s{seed}", tuple(train_args(args, mode, seed, run_dir))))
-    failed = sweep_exit_code(runs, args, "ablation")
-    if failed:
-        return failed
+    return sweep_exit_code(runs, args, "ablation")
 
+
+def evaluate_nominal(args: argparse.Namespace) -> dict[str, Any]:
+    """The nominal controller (zero action, wbc mode) on the ablation's evaluation episodes."""
     from training.config import parse_key_values
     from training.evaluate import evaluate
 
     print(f"ablation: evaluating the nominal controller ({args.eval_episodes} episodes)", flush=True)
     nominal_kwargs = parse_key_values(args.env_kwargs, "--env-kwargs")
-    nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=nominal_kwargs)
+    return evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=nominal_kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    run_provenance = provenance()  # the tree as the ablation starts (cached for the process)
+    plan = [(mode, seed, args.out / mode / f"s{seed}") for mode in args.modes for seed in args.seeds]
+    if args.dry_run:
+        for mode, seed, run_dir in plan:
+            print(shlex.join(train_command(args, mode, seed, run_dir)))
+        return 0
+    if args.snapshots:
+        return snapshot_ablation(args, plan, run_provenance)
+    if args.report_only:
+        write_report(json.loads((args.out / "results.json").read_text()), args.out)
+        print(f"ablation: {args.out / 'table.md'}, {args.out / 'learning_curves.png'}")
+        return 0
+    failed = train_plan(args, plan)
+    if failed:
+        return failed
+    from training.evaluate import evaluate
+
+    nominal = evaluate_nominal(args)
     runs = []
     for mode, seed, run_dir in plan:
         print(f"ablation: evaluating {mode} seed {seed} ({args.eval_episodes} episodes)", flush=True)
@@ -283,31 +295,15 @@ def snapshot_ablation(args: argparse.Namespace, plan: list[tuple[str, int, Path]
     nominal controller on the evaluation seeds (``OUT/nominal.json``, made once) and the report of
     :mod:`training.sample_efficiency` from every run's evaluated snapshots, finished or not."""
     from training import sample_efficiency
-    from training.config import parse_key_values
-    from training.evaluate import evaluate
 
-    if args.dry_run:
-        for mode, seed, run_dir in plan:
-            print(shlex.join(train_command(args, mode, seed, run_dir)))
-        return 0
     if not args.report_only:
-        runs = [
-            TrainRun(f"{mode}/s{seed}", tuple(train_args(args, mode, seed, run_dir)))
-            for mode, seed, run_dir in plan
-            if not finished(run_dir)
-        ]
-        for mode, seed, run_dir in plan:
-            print(f"ablation: {mode} seed {seed}: {'done before, kept' if finished(run_dir) else 'to train'} ({run_dir})", flush=True)
-        failed = sweep_exit_code(runs, args, "ablation")
+        failed = train_plan(args, plan)
         if failed:
             return failed
     nominal_path = args.out / "nominal.json"
     if not nominal_path.is_file():
-        print(f"ablation: evaluating the nominal controller ({args.eval_episodes} episodes)", flush=True)
-        nominal_kwargs = parse_key_values(args.env_kwargs, "--env-kwargs")
-        nominal = evaluate(args.env, "nominal", args.eval_episodes, EVAL_SEED, env_kwargs=nominal_kwargs)
         args.out.mkdir(parents=True, exist_ok=True)
-        nominal_path.write_text(json.dumps(nominal, indent=1))
+        nominal_path.write_text(json.dumps(evaluate_nominal(args), indent=1))
     nominal = json.loads(nominal_path.read_text())
     results = {
         "env": args.env,

@@ -14,8 +14,9 @@ evaluation's wall time is not training time.
 
 A run stopped part-way (killed, or a session that ended) resumes from its latest snapshot with
 ``python -m training.train --resume --run-dir DIR`` (see :func:`latest_snapshot`): the model, its
-optimiser state and normalisation statistics go on from there, the steps after it are trained again. The wall time is the clock's: a process paused (``SIGSTOP``)
-counts its pause; to free the machine for a while, stop the run (Ctrl-C) and resume it later.
+optimiser state and normalisation statistics go on from there, the steps after it are trained
+again. The wall time is the clock's: a process paused (``SIGSTOP``) counts its pause; to free the
+machine for a while, stop the run (Ctrl-C) and resume it later.
 """
 
 from __future__ import annotations

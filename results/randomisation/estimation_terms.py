@@ -16,8 +16,7 @@ from dataclasses import asdict
 
 from humanoid_env.envs.estimation import NOISE_FIELDS, PRESETS
 from training.evaluate import evaluate
-
-METRIC = {"HumanoidWBC-v0": "com_rmse_m", "HumanoidWBCWall-v0": "hand_force_rmse_n", "HumanoidWBCSeesaw-v0": "board_angle_rms_rad"}
+from training.sample_efficiency import level_metric
 
 
 def cells() -> dict[str, dict]:
@@ -40,7 +39,7 @@ def cells() -> dict[str, dict]:
 
 
 def main(env_id: str, episodes: int) -> None:
-    metric = METRIC[env_id]
+    metric, _, _ = level_metric(env_id)
     for name, setting in cells().items():
         summary = evaluate(env_id, "nominal", episodes, 0, env_kwargs={"push_magnitude_n": [0, 0], "estimation": setting})["summary"]
         falls = round(summary["fell"] * episodes)
