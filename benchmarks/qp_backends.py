@@ -8,7 +8,10 @@ rollout with zero actions and pushes every 0.5-1 s, then solves those same probl
   from the previous solution (the controller's hot path);
 - ``proxsuite cold (ours)``: the same, reset before every problem (the warm start's worth);
 - ``eiquadprog (ours)``: :class:`wbc_layer.qp.EiquadprogSolver` (the default hot path: the
-  compiled core's exact dual active-set solver, here called from Python);
+  compiled core's exact dual active-set solver, here called from Python, on the problem reduced
+  to the equalities' null space);
+- ``eiquadprog with equalities (ours)``: the same solver handed the equalities (what the core
+  did before the elimination);
 - ``daqp (ours)``: :class:`wbc_layer.qp.DaqpSolver` (another exact hot-path option);
 - qpsolvers backends, cold, with the options in :data:`BACKEND_OPTIONS`.
 
@@ -108,6 +111,7 @@ def solvers(backends: list[str]) -> dict[str, Solve]:
         "proxsuite warm (ours)": ours(ProxsuiteSolver()),
         "proxsuite cold (ours)": ours(ProxsuiteSolver(), cold=True),
         "eiquadprog (ours)": ours(EiquadprogSolver()),
+        "eiquadprog with equalities (ours)": ours(EiquadprogSolver(eliminate_equalities=False)),
         "daqp (ours)": ours(DaqpSolver()),
     }
     for name in backends:

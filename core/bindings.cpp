@@ -33,7 +33,7 @@ int add(Controller& c) {
 NB_MODULE(_core, m) {
   m.doc() = "Compiled whole-body controller tick (see wbc_layer.compiled).";
   nb::class_<wbc::EiquadprogSolver>(m, "EiquadprogSolver")
-      .def(nb::init<int>(), "max_iter"_a)
+      .def(nb::init<int, bool>(), "max_iter"_a, "eliminate_equalities"_a = true)
       .def(
           "solve",
           [](wbc::EiquadprogSolver& solver, const MatrixXd& P, const VectorXd& q, const MatrixXd& A,

@@ -67,20 +67,67 @@ std::string ProxsuiteSolver::solve(const Problem& problem, const MatrixXd& G, co
 
 struct EiquadprogSolver::Impl {
   eiquadprog::solvers::EiquadprogFast qp;
+  Eigen::HouseholderQR<MatrixXd> qr;
 };
 
-EiquadprogSolver::EiquadprogSolver(int max_iter) : impl_(new Impl) { impl_->qp.setMaxIter(max_iter); }
+EiquadprogSolver::EiquadprogSolver(int max_iter, bool eliminate_equalities)
+    : impl_(new Impl), eliminate_(eliminate_equalities) {
+  impl_->qp.setMaxIter(max_iter);
+}
 
 EiquadprogSolver::~EiquadprogSolver() = default;
 
 std::string EiquadprogSolver::solve(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
-  namespace eq = eiquadprog::solvers;
+  const Eigen::Index n = problem.P.rows(), m = problem.A.rows();
+  std::string status;
+  if (eliminate_ && m > 0 && m < n && solve_reduced(problem, G, h, status)) return status;
+  return solve_full(problem, G, h);
+}
+
+std::string EiquadprogSolver::solve_full(const Problem& problem, const MatrixXd& G, const VectorXd& h) {
   // eiquadprog's form: CE x + ce0 = 0, CI x + ci0 >= 0.
   minus_G_ = -G;
   minus_b_ = -problem.b;
   x_.resize(problem.P.rows());
-  const eq::EiquadprogFast_status result =
-      impl_->qp.solve_quadprog(problem.P, problem.q, problem.A, minus_b_, minus_G_, h, x_);
+  std::string status = finish(impl_->qp.solve_quadprog(problem.P, problem.q, problem.A, minus_b_, minus_G_, h, x_));
+  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
+  return status;
+}
+
+bool EiquadprogSolver::solve_reduced(const Problem& problem, const MatrixXd& G, const VectorXd& h,
+                                     std::string& status) {
+  const Eigen::Index n = problem.P.rows(), m = problem.A.rows(), k = n - m;
+  auto& qr = impl_->qr;
+  qr.compute(problem.A.transpose());  // A^T = Q [R; 0]
+  const auto R = qr.matrixQR().topLeftCorner(m, m);
+  const double r_max = R.diagonal().cwiseAbs().maxCoeff();
+  if (!(R.diagonal().cwiseAbs().minCoeff() > 1e-12 * r_max)) return false;
+  // x0 = Q [R^-T b; 0] (A x0 = b, orthogonal to the null space); Z = the last k columns of Q.
+  x0_.setZero(n);
+  x0_.head(m) = R.transpose().triangularView<Eigen::Lower>().solve(problem.b);
+  x0_.applyOnTheLeft(qr.householderQ());
+  Z_.setZero(n, k);
+  Z_.bottomRows(k).setIdentity();
+  Z_.applyOnTheLeft(qr.householderQ());
+  PZ_.noalias() = problem.P * Z_;
+  P_r_.noalias() = Z_.transpose() * PZ_;
+  q_r_.noalias() = PZ_.transpose() * x0_;  // Z^T P x0 (P symmetric)
+  q_r_.noalias() += Z_.transpose() * problem.q;
+  minus_G_.noalias() = -G * Z_;
+  h_r_ = h;
+  h_r_.noalias() -= G * x0_;
+  empty_A_.resize(0, k);
+  empty_b_.resize(0);
+  y_.resize(k);
+  status = finish(impl_->qp.solve_quadprog(P_r_, q_r_, empty_A_, empty_b_, minus_G_, h_r_, y_));
+  x_ = x0_;
+  x_.noalias() += Z_ * y_;
+  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
+  return true;
+}
+
+std::string EiquadprogSolver::finish(int result) {
+  namespace eq = eiquadprog::solvers;
   iterations_ = impl_->qp.getIteratios();
   std::string status;
   switch (result) {
@@ -91,7 +138,6 @@ std::string EiquadprogSolver::solve(const Problem& problem, const MatrixXd& G, c
     case eq::EIQUADPROG_FAST_REDUNDANT_EQUALITIES: status = "redundant_equalities"; break;
     default: status = "not_run";
   }
-  if (status == "solved" && !x_.allFinite()) status = "non_finite_solution";
   return status;
 }
 

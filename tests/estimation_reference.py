@@ -3,7 +3,9 @@ every env exactly as it was before the estimator existed. ``python -m tests.esti
 [NAME ...]`` re-records ``tests/data/estimation_off.npz`` (only the envs named, default all) --
 only when a change of the envs' *behaviour* is intended (it was recorded at the commit before
 ``humanoid_env.envs.estimation`` was added; the wall's rollout again on 2026-12-01, when the wall
-scene's friction cones became elliptic, its only change since)."""
+scene's friction cones became elliptic; all three again on 2026-12-01, when the core's eiquadprog
+solve began to eliminate the equalities first: the same QP optimum rounded differently, which
+moved these torques by at most 7e-9 N m, observations by one float32 ulp)."""
 
 from __future__ import annotations
 

@@ -218,6 +218,37 @@ def test_eiquadprog_reports_an_infeasible_problem():
     assert np.allclose(EiquadprogSolver().solve(problem).x, [1.0, 0.0], atol=1e-12)
 
 
+@pytest.mark.parametrize("env_id", ["HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0"])
+def test_eliminating_the_equalities_finds_the_same_optimum(env_id):
+    """The default eiquadprog solve (equalities eliminated by a QR of A^T) and eiquadprog with the
+    equalities give the same solution on 60 recorded QPs of each contact set (pushed rollout, random
+    actions), with and without the torque-limit rows: same status, x equal to 1e-9 relative
+    (rounding amplified by the QP's conditioning; both measured at <= 3e-11), equalities held to
+    1e-9 [N, N m, m/s^2]. A wrong null space or particular solution is off by O(1)."""
+    from benchmarks.common import record_problems
+    from wbc_layer.qp import EiquadprogSolver
+
+    hot, full, _ = record_problems(env_id, 60, seed=3, actions="random")
+    reduced, with_equalities = EiquadprogSolver(), EiquadprogSolver(eliminate_equalities=False)
+    for problem in hot + full:
+        x, x_ref = reduced.solve(problem).x, with_equalities.solve(problem).x
+        assert np.abs(x - x_ref).max() <= 1e-9 * max(1.0, np.abs(x_ref).max())
+        assert np.abs(problem.A @ x - problem.b).max() < 1e-9
+        assert (problem.G @ x - problem.h).max() < ROW_TOL
+
+
+def test_eliminating_redundant_equalities_reports_them():
+    """A rank-deficient A (a row repeated) cannot be eliminated: the solve keeps the equalities and
+    eiquadprog names them, as without elimination."""
+    from wbc_layer.qp import EiquadprogSolver, QPProblem
+
+    A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+    problem = QPProblem(np.eye(3), np.zeros(3), A, np.ones(2), np.zeros((0, 3)), np.zeros(0))
+    for eliminate in (True, False):
+        with pytest.raises(QPSolveError, match="redundant_equalities"):
+            EiquadprogSolver(eliminate_equalities=eliminate).solve(problem)
+
+
 def test_lifted_foot_follows_a_frame_position_task(mj_model, mj_data, bridge, controller):
     """With the right foot's contact off and the CoM task off (balance is not the point here), a
     frame task with a dominant weight asks the sole to accelerate upward; the QP gives it the PD

@@ -165,9 +165,14 @@ class EiquadprogSolver:
 
     Same interface as :class:`ProxsuiteSolver`. Raises :class:`~wbc_layer.errors.ConfigError` if
     the compiled core (which holds the solver) was not built.
+
+    ``eliminate_equalities`` (default True, as in the controller): solve in the null space of
+    ``A`` (``x = x0 + Z y`` from a QR of ``A^T``, an inequality-only QP in ``y``), the same
+    optimum to round-off and about a third faster on the controller's problems
+    (``benchmarks.qp_backends``); False hands eiquadprog the equalities.
     """
 
-    def __init__(self, max_iter: int = 1000):
+    def __init__(self, max_iter: int = 1000, eliminate_equalities: bool = True):
         try:
             from wbc_layer import _core
         except ImportError as err:
@@ -175,7 +180,7 @@ class EiquadprogSolver:
                 f"qp_solver='eiquadprog' lives in the compiled core, which is not built ({err}); "
                 "use qp_solver='daqp' for an exact solve without it"
             ) from err
-        self._solver = _core.EiquadprogSolver(max_iter)
+        self._solver = _core.EiquadprogSolver(max_iter, eliminate_equalities)
 
     def reset(self) -> None:
         """Nothing to forget: each solve starts cold."""
