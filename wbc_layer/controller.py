@@ -190,11 +190,15 @@ class WholeBodyController:
         task = self.task(f"force_{name}")
         if not task.normal_only:
             raise ConfigError(f"set_force_target sets a normal force; {task.name!r} tracks the full force vector")
-        if task.active and task.target[0] == normal_force and (weight is None or task.weight == weight):
+        unchanged_settings = task.active and (weight is None or task.weight == weight)
+        if unchanged_settings and task.target[0] == normal_force:
             return  # unchanged (envs set their targets every physics step)
         normal_force = float(normal_force)
         if not math.isfinite(normal_force):
             raise ConfigError(f"force target of {task.name!r} must be finite, got {normal_force}")
+        if unchanged_settings:  # the target alone (what an env changes at every physics step)
+            task._assign(target=np.array([normal_force]))
+            return
         values = {"target": np.array([normal_force]), "active": True}
         if weight is not None:
             values["weight"] = float(weight)

@@ -109,12 +109,15 @@ class ComTask(MotionTask):
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     acceleration: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
-    def set_reference(self, position, velocity=(0.0, 0.0, 0.0), acceleration=(0.0, 0.0, 0.0)) -> None:
-        """Set the CoM reference; each argument (3,), finite; copied."""
+    def set_reference(self, position, velocity=None, acceleration=None) -> None:
+        """Set the CoM reference; each argument (3,), finite, copied; velocity and acceleration
+        default to zero."""
         self._assign(
             position=finite_vector(position, 3, "CoM position reference"),
-            velocity=finite_vector(velocity, 3, "CoM velocity reference"),
-            acceleration=finite_vector(acceleration, 3, "CoM acceleration reference"),
+            velocity=np.zeros(3) if velocity is None else finite_vector(velocity, 3, "CoM velocity reference"),
+            acceleration=(
+                np.zeros(3) if acceleration is None else finite_vector(acceleration, 3, "CoM acceleration reference")
+            ),
         )
 
     def jacobian(self, robot):
@@ -201,10 +204,12 @@ class FramePositionTask(MotionTask):
     position: np.ndarray = field(default_factory=lambda: np.zeros(3))
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
-    def set_reference(self, position, velocity=(0.0, 0.0, 0.0)) -> None:
+    def set_reference(self, position, velocity=None) -> None:
+        """Set the frame's position [m] and velocity [m/s] references, (3,) each, finite, copied;
+        velocity defaults to zero."""
         self._assign(
             position=finite_vector(position, 3, f"position reference of {self.name!r}"),
-            velocity=finite_vector(velocity, 3, f"velocity reference of {self.name!r}"),
+            velocity=np.zeros(3) if velocity is None else finite_vector(velocity, 3, f"velocity reference of {self.name!r}"),
         )
 
     def jacobian(self, robot):
