@@ -111,8 +111,9 @@ bool EiquadprogSolver::solve_reduced(const Problem& problem, const MatrixXd& G, 
   Z_.applyOnTheLeft(qr.householderQ());
   PZ_.noalias() = problem.P * Z_;
   P_r_.noalias() = Z_.transpose() * PZ_;
-  q_r_.noalias() = PZ_.transpose() * x0_;  // Z^T P x0 (P symmetric)
-  q_r_.noalias() += Z_.transpose() * problem.q;
+  gradient_ = problem.q;  // of the cost at x0: P x0 + q
+  gradient_.noalias() += problem.P * x0_;
+  q_r_.noalias() = Z_.transpose() * gradient_;
   minus_G_.noalias() = -G * Z_;
   h_r_ = h;
   h_r_.noalias() -= G * x0_;

@@ -83,7 +83,7 @@ class EiquadprogSolver : public QpSolver {
   std::unique_ptr<Impl> impl_;
   bool eliminate_;
   MatrixXd minus_G_, Z_, PZ_, P_r_, empty_A_;
-  VectorXd minus_b_, x0_, q_r_, h_r_, y_, empty_b_;
+  VectorXd minus_b_, x0_, gradient_, q_r_, h_r_, y_, empty_b_;
 };
 
 /// "proxsuite" or "eiquadprog"; anything else throws std::invalid_argument naming both.

@@ -86,8 +86,9 @@ class ControllerConfig:
             ``QPSolveError``, as before).
         eps_abs: QP residual tolerance (proxsuite).
         qp_solver: ``"eiquadprog"`` (default: Goldfarb and Idnani's dual active set, an exact
-            solve from scratch each tick, the same bits for the same problem; it lives in the
-            compiled core and the Python backend calls it there), ``"proxsuite"`` (iterative,
+            solve from scratch each tick, the same bits for the same problem, on the QP reduced
+            to the equalities' null space; it lives in the compiled core and the Python backend
+            calls it there), ``"proxsuite"`` (iterative,
             warm-started from the last tick, solutions to ``eps_abs``) or ``"daqp"`` (another
             exact dual active set, through DAQP's Python API). Measured side by side in the
             balance env (``benchmarks.controller_step``, docs/speed.md): the whole compiled tick
