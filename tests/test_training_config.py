@@ -131,6 +131,11 @@ def test_value_types_are_checked_and_yaml_floats_read(tmp_path):
         resolve_config("ppo", ENV, None, {"n_envs": 0})
     with pytest.raises(ConfigError, match="gamma must be a number"):
         resolve_config("sac", ENV, None, {"gamma": "high"})
+    assert resolve_config("ppo", ENV, None)["target_kl"] is None  # SB3's default: every epoch runs
+    assert resolve_config("ppo", ENV, None, {"target_kl": 0.02})["target_kl"] == 0.02
+    for bad in (0, -0.01, "small", True):
+        with pytest.raises(ConfigError, match="target_kl must be null or a number > 0"):
+            resolve_config("ppo", ENV, None, {"target_kl": bad})
 
 
 def test_key_values_parse_as_yaml():

@@ -73,6 +73,9 @@ _ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
         "clip_range": 0.2,
         "vf_coef": 0.5,
         "max_grad_norm": 0.5,
+        # Stop an update's epochs once the policy's approximate KL divergence from the rollout's
+        # passes 1.5 x this (SB3's rule); null: every epoch runs.
+        "target_kl": None,
     },
     "sac": {
         "buffer_size": 1_000_000,
@@ -291,6 +294,9 @@ def _check_values(config: dict[str, Any], algo: str) -> None:
     for key in FLOAT_KEYS:
         if key in config and (isinstance(config[key], bool) or not isinstance(config[key], (int, float))):
             raise ConfigError(f"{key} must be a number, got {config[key]!r}")
+    target_kl = config.get("target_kl")
+    if target_kl is not None and (isinstance(target_kl, bool) or not isinstance(target_kl, (int, float)) or not target_kl > 0):
+        raise ConfigError(f"target_kl must be null or a number > 0, got {target_kl!r}")
     for key in ("normalize", "norm_obs", "norm_reward"):
         if not isinstance(config[key], bool):
             raise ConfigError(f"{key} must be true or false, got {config[key]!r}")
