@@ -63,10 +63,11 @@ class ProxsuiteSolver : public QpSolver {
 /// With eliminate_equalities (the default) the m equalities are removed before the solve: from a
 /// Householder QR of A^T, x = x0 + Z y with A x0 = b and Z (n, n - m) an orthonormal basis of
 /// A's null space, and eiquadprog solves the inequality-only QP in y (P_r = Z^T P Z, positive
-/// definite when P is; G_r = G Z). The same optimum (to round-off, ~1e-11 relative on the
-/// controller's problems); for the balance env's 41 variables and 18 equalities it costs about
-/// 60 % of solving with the equalities. If A is numerically rank-deficient (|R_ii| <= 1e-12 of
-/// the largest) the solve keeps the equalities and eiquadprog reports them (redundant_equalities).
+/// definite when P is; G_r = G Z). The same optimum (to round-off, <= 3e-11 relative on the
+/// controller's problems); for the balance env's 41 variables and 18 equalities it takes about
+/// 65 % of the time of the solve with the equalities. If A is numerically rank-deficient
+/// (|R_ii| <= 1e-12 of the largest) the solve keeps the equalities and eiquadprog reports them
+/// (redundant_equalities).
 class EiquadprogSolver : public QpSolver {
  public:
   explicit EiquadprogSolver(int max_iter, bool eliminate_equalities = true);
