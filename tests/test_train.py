@@ -59,8 +59,11 @@ def test_train_writes_a_run_folder_that_evaluate_loads(tmp_path, monkeypatch):
     assert record["env"] == ENV and record["algo"] == "ppo" and record["seed"] == 3
     config = record["config"]
     assert config["timesteps"] == 256 and config["n_envs"] == 2 and config["n_steps"] == 64
-    assert config["env_kwargs"] == {"action_mode": "wbc", "push_magnitude_n": [0, 0], "max_episode_steps": 40}
-    assert config["policy_kwargs"]["log_std_init"] == -1.0  # from the YAML env entry
+    assert config["env_kwargs"] == {
+        "action_mode": "wbc", "com_offset_filter_s": 0.1, "push_magnitude_n": [0, 0], "max_episode_steps": 40
+    }  # fmt: skip
+    assert config["policy_kwargs"]["log_std_init"] == -2.0  # from the YAML env entry
+    assert config["target_kl"] == 0.02  # from the YAML default section
     assert "--timesteps 256" in (run_dir / "command.txt").read_text()
     info = json.loads((run_dir / "train_info.json").read_text())
     assert info["timesteps"] == 256 and info["interrupted"] is False

@@ -35,9 +35,10 @@ ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
 #: 64 PPO rollouts of 2 envs x 1024 steps: about 7 minutes of training at the ~306 steps/s measured
 #: with 2 envs and the compiled controller (402-436 s on fresh clones, 2026-12-01). At the default
-#: pushes the nominal controller falls in about half of the 10 evaluation episodes and this policy
-#: as often or more (5 and 8 of 10 on two clones), so the claim below fails on its fall bound; the
-#: policy differs from run to run (docs/training.md).
+#: pushes the nominal controller falls in about half of the 10 evaluation episodes; with
+#: configs/ppo.yml before target_kl and the CoM offset filter this policy fell as often or more (5
+#: and 8 of 10 on two clones), so the claim below failed on its fall bound; the policy differs from
+#: run to run (docs/training.md).
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
