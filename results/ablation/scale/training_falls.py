@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import gymnasium as gym
@@ -54,14 +55,14 @@ def table(env_folder: Path) -> str:
         "seeds: fall fraction / mean return / episodes, per window of env steps. Made by "
         "`python results/ablation/scale/training_falls.py`.",
         "",
-        "| mode | seeds | " + " | ".join(f"{a // 1000}k-{b // 1000}k" for a, b in zip(WINDOWS, WINDOWS[1:])) + " |",
+        "| mode | seeds | " + " | ".join(f"{a // 1000}k-{b // 1000}k" for a, b in pairwise(WINDOWS)) + " |",
         "|---|---|" + "---|" * (len(WINDOWS) - 1),
     ]
     for mode in sorted(p.name for p in env_folder.iterdir() if p.is_dir()):
         runs = sorted(p for p in (env_folder / mode).iterdir() if (p / "config.yaml").exists())
         pooled = [e for run in runs for e in episodes(run)]
         cells = []
-        for lo, hi in zip(WINDOWS, WINDOWS[1:]):
+        for lo, hi in pairwise(WINDOWS):
             window = [(r, fell) for s, r, fell in pooled if lo < s <= hi]
             if not window:
                 cells.append("-")
