@@ -1,12 +1,13 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 8 minutes on
-2 CPU cores (497 s on a fresh clone, 2026-12-01, plus about 3 min of setup), PPO with 2 envs
-training at about 320 steps/s (the compiled controller tick with eiquadprog). The evaluation
-pairs 10 episodes of the trained policy with 10 of the nominal controller on the same seeds and
-judges them with the shipped balance policy's claim, which this budget fails against today's
-nominal controller (see :data:`TIMESTEPS`). This is a small run; a policy that beats the nominal WBC
-needs millions of steps (``python -m training.train --env HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
+Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 4.5 minutes
+on 2 CPU cores (262 s on a fresh clone beside a CI run, 2026-12-01, plus about 3 min of setup),
+PPO with 2 envs training at about 720 steps/s (the compiled controller tick with eiquadprog on
+the reduced QP, ``target_kl``'s shorter updates). The evaluation pairs 10 episodes of the trained
+policy with 10 of the nominal controller on the same seeds and judges them with the shipped
+balance policy's claim (see :data:`TIMESTEPS` for how that has gone). This is a small run; a
+policy that clearly beats the nominal WBC needs far more steps (``python -m training.train --env
+HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
 
 Writes ``runs/default/`` (the run folder of ``python -m training.train``) and, inside it,
 ``eval_trained.json``, ``eval_nominal.json``, ``eval_trained.png`` and ``eval_trained.mp4`` (the video
@@ -33,12 +34,12 @@ from training.shipped import CLAIMS  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
-#: 64 PPO rollouts of 2 envs x 1024 steps: about 7 minutes of training at the ~306 steps/s measured
-#: with 2 envs and the compiled controller (402-436 s on fresh clones, 2026-12-01). At the default
-#: pushes the nominal controller falls in about half of the 10 evaluation episodes; with
-#: configs/ppo.yml before target_kl and the CoM offset filter this policy fell as often or more (5
-#: and 8 of 10 on two clones), so the claim below failed on its fall bound; the policy differs from
-#: run to run (docs/training.md).
+#: 64 PPO rollouts of 2 envs x 1024 steps: 181 s of training at 724 steps/s on a fresh clone
+#: (2026-12-01; 402-436 s at about 320 steps/s before the QP's equality elimination and
+#: configs/ppo.yml's target_kl). At the default pushes the nominal controller falls in about half
+#: of the 10 evaluation episodes. With configs/ppo.yml before target_kl and the CoM offset filter
+#: this policy fell as often or more (5 and 8 of 10 on two clones: FAIL); with them it fell in 3
+#: (PASS, one clone). The policy differs from run to run, so the verdict can too (docs/training.md).
 TIMESTEPS = 64 * 2 * 1024
 N_ENVS = 2
 SEED = 0
