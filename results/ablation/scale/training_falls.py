@@ -11,7 +11,8 @@ mean return, pooled over the seeds.
 (default: every ``*_ppo`` folder under this one: v1 and v2) writes ``training_falls.md`` into each. The
 monitor logs are git-ignored, so run it where the runs ran; the table it writes is committed.
 An episode's step total is placed at ``offset + n_envs x (that env's steps so far)``, where
-``offset`` is where a resumed part began (``monitor/from_<N>/``): exact to one rollout.
+``offset`` is where a resumed part began (``monitor/from_<N>/``): exact to within one episode
+(the envs of a run are not in step with each other).
 """
 
 from __future__ import annotations
