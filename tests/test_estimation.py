@@ -31,20 +31,48 @@ def _blocks(env, obs: np.ndarray) -> dict[str, np.ndarray]:
 
 
 # -- off: as before ----------------------------------------------------------------------------
-@pytest.mark.parametrize("name", list(ENVS))
-def test_off_is_bit_for_bit_the_code_before_the_estimator(name):
-    """Keyword absent and ``estimation=None`` give identical rollouts (observations, rewards,
-    torques, bit for bit), equal to the rollout recorded before the estimator existed (identical
-    on the recording machine; 1e-9 allows another build's rounding, far below any real change)."""
-    absent, off = rollout(ENVS[name]), rollout(ENVS[name], estimation=None)
-    for key in ("obs", "reward", "tau"):
-        assert np.array_equal(absent[key], off[key]), key
+#: How far a rollout may stray from its recording and still be "the same behaviour". Measured
+#: (2026-12-01): perturbing the initial joint velocities by 1e-15 rad/s, i.e. rounding, moves
+#: the 15-step rollouts' torques by up to 5e-9 N m (the seesaw, which amplifies most), their
+#: rewards by 6e-12 and their float32 observations by 5e-10; the smallest real change tried
+#: (white joint-velocity noise of 1e-4 rad/s, 0.06 % of the moderate preset's) moves them by at
+#: least 0.05 N m, 2e-5 and 6e-4. Each tolerance sits at least 1,700x above the first and 60x
+#: below the second, so another build's rounding passes and a real change fails
+#: (``test_off_tolerances_catch_a_tiny_real_change`` checks the second half).
+#: Units: torques [N m]; observations [-] (1e-5 is about 40 float32 ulps at their largest, |obs| <= 3); rewards [-].
+TOLERANCES = {"tau": 1e-5, "obs": 1e-5, "reward": 1e-8}
+TINY_CHANGE = {"joint_velocity_noise_radps": 1e-4}
+
+
+def _largest_deviation(rollout_: dict[str, np.ndarray], name: str) -> dict[str, float]:
     recorded = np.load(DATA)
-    for key in ("obs", "reward", "tau"):
-        assert np.allclose(off[key], recorded[f"{name}_{key}"], rtol=0.0, atol=1e-9), key
+    return {key: float(np.abs(rollout_[key] - recorded[f"{name}_{key}"]).max()) for key in TOLERANCES}
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_off_is_the_code_before_the_estimator(name):
+    """Keyword absent and ``estimation=None`` give identical rollouts (observations, rewards,
+    torques, bit for bit), and the rollout recorded before the estimator existed within
+    :data:`TOLERANCES` (rounding of another build passes, a real change fails)."""
+    absent, off = rollout(ENVS[name]), rollout(ENVS[name], estimation=None)
+    for key in TOLERANCES:
+        assert np.array_equal(absent[key], off[key]), key
+    deviation = _largest_deviation(off, name)
+    for key, tolerance in TOLERANCES.items():
+        assert deviation[key] <= tolerance, (key, deviation[key])
     env = gym.make(ENVS[name])
     assert env.unwrapped.estimator is None and env.unwrapped.actuation_delay is None
     assert "estimate" not in env.reset(seed=0)[1]
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_off_tolerances_catch_a_tiny_real_change(name):
+    """The recording check above is not blind: joint-velocity noise of 1e-4 rad/s (0.06 % of the
+    moderate preset's) takes every one of torques, observations and rewards beyond its tolerance
+    by at least 10x."""
+    deviation = _largest_deviation(rollout(ENVS[name], estimation=TINY_CHANGE), name)
+    for key, tolerance in TOLERANCES.items():
+        assert deviation[key] >= 10 * tolerance, (key, deviation[key])
 
 
 # -- reproducibility ---------------------------------------------------------------------------
