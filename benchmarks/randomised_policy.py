@@ -26,7 +26,6 @@ from typing import Any
 
 from benchmarks.common import RESULTS, machine, write_json
 from training.comparison import Claim, judge, rollouts
-from training.evaluate import load_policy
 from training.shipped import policy_dir
 
 ENV_ID = "HumanoidWBC-v0"
@@ -35,8 +34,10 @@ CLAIM = Claim("com_error_median_5s_m", metric_margin=float("inf"), fall_margin=0
 
 
 def compare(candidate: str, baseline: str, episodes: int, seed: int, env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Paired rollouts of ``candidate`` and ``baseline`` (policy specs of ``training.evaluate``)."""
-    records = {who: rollouts(ENV_ID, load_policy(spec), episodes, seed, "reference", env_kwargs) for who, spec in
+    """Paired rollouts of ``candidate`` and ``baseline`` (policy specs of ``training.evaluate``:
+    a trained policy runs in its run's env keywords, e.g. its ``com_offset_filter_s``, with
+    ``env_kwargs`` over them, so ``randomise`` is this comparison's in both)."""
+    records = {who: rollouts(ENV_ID, spec, episodes, seed, "reference", env_kwargs) for who, spec in
                (("baseline", baseline), ("candidate", candidate))}  # fmt: skip
     verdict = judge(records["baseline"]["episodes"], records["candidate"]["episodes"], CLAIM).as_dict()
     return {"candidate_policy": candidate, "baseline_policy": baseline, "env_kwargs": env_kwargs, "verdict": verdict, **records}
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> dict:
     shipped = str(policy_dir(ENV_ID))
     results = {
         "randomised": compare(args.candidate, "nominal", args.episodes, args.seed, {"randomise": "moderate"}),
-        "exact": compare(args.candidate, shipped, args.episodes, args.seed, {}),
+        "exact": compare(args.candidate, shipped, args.episodes, args.seed, {"randomise": None}),  # not the run's
     }
     print(f"{ENV_ID}: {args.candidate}, {args.episodes} paired episodes from seed {args.seed} (90 % one-sided bounds)")
     for name, result in results.items():
