@@ -1,27 +1,28 @@
 """Does training with plant mismatch pay? A balance policy trained with ``randomise="moderate"``
-against the nominal controller on randomised episodes, and against the shipped policy on
-exact-model episodes (issue 18's test).
+against the nominal controller and the shipped policy, on randomised and on exact-model episodes
+(issue 18's test).
 
 Paired episodes (episode ``i`` of every policy resets with seed ``seed + i``: the same task,
-pushes and, when randomised, the same drawn plant), the env's default pushes. Judged by
-:func:`training.comparison.judge` with one-sided 90 % bootstrap bounds on the paired differences
-(candidate - baseline; lower is better):
+pushes and, when randomised, the same drawn plant), the env's default pushes; each policy runs
+in its own run's env keywords with ``randomise`` set by the cell. Each of the three policies is
+rolled out once per setting, and the cells are judged by :func:`training.comparison.judge` with
+one-sided 90 % bootstrap bounds on the paired differences (candidate - baseline; lower is better):
 
-- ``randomised``: candidate vs the nominal controller (zero action), ``randomise="moderate"``.
+- ``randomised`` (``randomise="moderate"``): candidate vs the nominal controller (zero action).
   Wanted: the upper bound of the fall-rate difference below 0 (fewer falls).
-- ``exact``: candidate vs the shipped policy (``policies/HumanoidWBC-v0``), exact model.
+- ``exact`` (the exact model): candidate vs the shipped policy (``policies/HumanoidWBC-v0``).
   Wanted: the upper bound of the fall-rate difference at most 0 (no worse).
+- reported beside, no wish: ``randomised_vs_shipped`` and ``exact_vs_nominal``.
 
 The CoM error over the first 5 s (``com_error_median_5s_m``) is reported beside, not judged.
 Not a test: it prints the table and writes JSON with every episode record.
 
-    python -m benchmarks.randomised_policy --candidate runs/balance_rand --episodes 50
+    python -m benchmarks.randomised_policy --candidate runs/balance_rand --episodes 50 [--seed 8000]
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from benchmarks.common import RESULTS, machine, write_json
@@ -33,14 +34,28 @@ ENV_ID = "HumanoidWBC-v0"
 CLAIM = Claim("com_error_median_5s_m", metric_margin=float("inf"), fall_margin=0.0, confidence=0.9)
 
 
-def compare(candidate: str, baseline: str, episodes: int, seed: int, env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Paired rollouts of ``candidate`` and ``baseline`` (policy specs of ``training.evaluate``:
-    a trained policy runs in its run's env keywords, e.g. its ``com_offset_filter_s``, with
-    ``env_kwargs`` over them, so ``randomise`` is this comparison's in both)."""
-    records = {who: rollouts(ENV_ID, spec, episodes, seed, "reference", env_kwargs) for who, spec in
-               (("baseline", baseline), ("candidate", candidate))}  # fmt: skip
-    verdict = judge(records["baseline"]["episodes"], records["candidate"]["episodes"], CLAIM).as_dict()
-    return {"candidate_policy": candidate, "baseline_policy": baseline, "env_kwargs": env_kwargs, "verdict": verdict, **records}
+#: The settings' env keywords (over each policy's own run keywords).
+SETTINGS = {"randomised": {"randomise": "moderate"}, "exact": {"randomise": None}}
+#: cell -> (setting, baseline, wanted: "below" (upper bound < 0), "at_most" (<= 0) or None).
+CELLS = {
+    "randomised": ("randomised", "nominal", "below"),
+    "exact": ("exact", "shipped", "at_most"),
+    "randomised_vs_shipped": ("randomised", "shipped", None),
+    "exact_vs_nominal": ("exact", "nominal", None),
+}
+
+
+def judged(records: dict[str, dict[str, Any]], cell: str) -> dict[str, Any]:
+    """One cell of :data:`CELLS` from ``records[setting][policy]`` (``training.evaluate`` records)."""
+    setting, baseline, wish = CELLS[cell]
+    pair = {"baseline": records[setting][baseline], "candidate": records[setting]["candidate"]}
+    verdict = judge(pair["baseline"]["episodes"], pair["candidate"]["episodes"], CLAIM).as_dict()
+    bound = verdict["fall_upper_bound"]
+    wanted = None if wish is None else bool(bound < 0 if wish == "below" else bound <= 0)
+    falls = {who: sum(e["fell"] for e in record["episodes"]) for who, record in pair.items()}
+    return {
+        "setting": setting, "baseline_policy": baseline, "wish": wish, "wanted": wanted, "falls": falls, "verdict": verdict,
+    }  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -51,24 +66,23 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", default=str(RESULTS / "randomised_policy.json"))
     args = parser.parse_args(argv)
     start = machine()
-    shipped = str(policy_dir(ENV_ID))
-    results = {
-        "randomised": compare(args.candidate, "nominal", args.episodes, args.seed, {"randomise": "moderate"}),
-        "exact": compare(args.candidate, shipped, args.episodes, args.seed, {"randomise": None}),  # not the run's
+    specs = {"nominal": "nominal", "shipped": str(policy_dir(ENV_ID)), "candidate": args.candidate}
+    records = {
+        setting: {who: rollouts(ENV_ID, spec, args.episodes, args.seed, "reference", kwargs) for who, spec in specs.items()}
+        for setting, kwargs in SETTINGS.items()
     }
+    results = {cell: judged(records, cell) for cell in CELLS}
     print(f"{ENV_ID}: {args.candidate}, {args.episodes} paired episodes from seed {args.seed} (90 % one-sided bounds)")
-    for name, result in results.items():
-        v = result["verdict"]
-        falls = {who: sum(e["fell"] for e in result[who]["episodes"]) for who in ("baseline", "candidate")}
-        wanted = v["fall_upper_bound"] < 0 if name == "randomised" else v["fall_upper_bound"] <= 0
+    for cell, result in results.items():
+        v, falls = result["verdict"], result["falls"]
+        wish = {None: "reported", True: "as wanted", False: "NOT as wanted"}[result["wanted"]]
         print(
-            f"  {name:>10} vs {Path(result['baseline_policy']).name}: falls {falls['candidate']} vs {falls['baseline']}, "
-            f"difference {v['fall_difference']:+.3f} (upper {v['fall_upper_bound']:+.3f}: "
-            f"{'as wanted' if wanted else 'NOT as wanted'}); CoM error {1e3 * v['metric_difference']:+.2f} mm"
+            f"  {cell:>22} vs {result['baseline_policy']}: falls {falls['candidate']} vs {falls['baseline']}, "
+            f"difference {v['fall_difference']:+.3f} (upper {v['fall_upper_bound']:+.3f}: {wish}); "
+            f"CoM error {1e3 * v['metric_difference']:+.2f} mm"
         )
-        result["wanted"] = bool(wanted)
     settings = {"env": ENV_ID, "candidate": args.candidate, "episodes": args.episodes, "seed": args.seed, "claim": CLAIM.__dict__}
-    write_json(args.json, settings, results, start)
+    write_json(args.json, settings, {"cells": results, "records": records}, start)
     return results
 
 

@@ -382,3 +382,30 @@ def test_wilson_interval_matches_its_closed_forms():
     assert lo < lo4 < hi4 < hi
     with pytest.raises(ValueError, match="trials"):
         wilson_interval(0, 0)
+
+
+def test_randomised_policy_rolls_each_policy_out_once_per_setting_in_that_setting(tmp_path, monkeypatch):
+    """Every policy goes out by its spec (so a trained one keeps its run's env keywords) with the
+    setting's ``randomise`` (None on the exact model, over a run trained with randomisation), and
+    each cell judges the right pair: with synthetic records where the candidate falls in 2 of 20
+    episodes, the nominal controller in 12 and the shipped policy in 2 (the same episodes), the
+    randomised cell is as wanted (bound < 0) and the exact cell too (identical falls: bound 0)."""
+    from benchmarks import randomised_policy
+
+    calls = []
+    fell = {"nominal": set(range(12)), "shipped": {0, 1}, "candidate": {0, 1}}
+
+    def fake_rollouts(env_id, spec, episodes, seed, perturbation, env_kwargs):
+        who = "nominal" if spec == "nominal" else ("candidate" if spec == "cand" else "shipped")
+        calls.append((who, dict(env_kwargs)))
+        return {"episodes": [{"fell": i in fell[who], "com_error_median_5s_m": 0.01} for i in range(episodes)]}
+
+    monkeypatch.setattr(randomised_policy, "rollouts", fake_rollouts)
+    results = randomised_policy.main(["--candidate", "cand", "--episodes", "20", "--json", str(tmp_path / "r.json")])
+    assert sorted(calls, key=str) == sorted(
+        [(who, {"randomise": r}) for who in ("nominal", "shipped", "candidate") for r in ("moderate", None)], key=str
+    )
+    assert results["randomised"]["falls"] == {"baseline": 12, "candidate": 2} and results["randomised"]["wanted"] is True
+    assert results["exact"]["falls"] == {"baseline": 2, "candidate": 2} and results["exact"]["wanted"] is True
+    assert results["randomised_vs_shipped"]["wanted"] is None and results["exact_vs_nominal"]["baseline_policy"] == "nominal"
+    assert set(json.loads((tmp_path / "r.json").read_text())["results"]["cells"]) == set(randomised_policy.CELLS)
