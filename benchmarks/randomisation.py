@@ -13,8 +13,11 @@ ratio to the exact model's. Not a test: it prints a table and writes JSON.
 
     python -m benchmarks.randomisation --episodes 10 --presets none moderate hard
     python -m benchmarks.randomisation --episodes 10 --cells none/none none/moderate none/hard moderate/moderate
+    python -m benchmarks.randomisation --episodes 30 --cells none/none none/moderate none/moderate/1 moderate/moderate/1
 
-A cell ``R/E`` is ``randomise=R, estimation=E`` (``--presets P`` is the cells ``P/none``); the
+A cell ``R/E`` is ``randomise=R, estimation=E`` (``--presets P`` is the cells ``P/none``), a cell
+``R/E/T`` the same with leg odometry of time constant T [s] (``leg_odometry_s``,
+``humanoid_env.envs.odometry``; E not none); the
 ratios are to the cell ``none/none`` when it is measured (named ``none`` in the JSON, and a
 cell ``P/none`` is named ``P``, as before the estimation existed).
 """
@@ -28,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import ENVS, RESULTS, machine, write_json
+from humanoid_env.envs.odometry import leg_odometry_time_constant
 from training.evaluate import evaluate
 
 #: The metrics reported, per env (episode means; fallbacks and relaxed: sums over the episodes).
@@ -41,11 +45,16 @@ METRICS = {
 PRESETS = ("none", "moderate", "hard")
 
 
-def measure(env: str, preset: str | None, episodes: int, seed: int, estimation: str | None = None) -> dict[str, Any]:
-    """The nominal controller's summary on ``env`` with ``randomise=preset, estimation=estimation``."""
+def measure(
+    env: str, preset: str | None, episodes: int, seed: int, estimation: str | None = None, leg_odometry_s: float | None = None
+) -> dict[str, Any]:
+    """The nominal controller's summary on ``env`` with ``randomise=preset, estimation=estimation,
+    leg_odometry_s=leg_odometry_s``."""
     kwargs = {"randomise": preset, "push_magnitude_n": (0.0, 0.0)}
     if estimation is not None:
         kwargs["estimation"] = estimation
+    if leg_odometry_s is not None:
+        kwargs["leg_odometry_s"] = leg_odometry_s
     record = evaluate(ENVS[env], "nominal", episodes, seed, env_kwargs=kwargs)
     runs = record["episodes"]
     result = {
@@ -73,8 +82,8 @@ def main(argv: list[str] | None = None) -> dict:
     results: dict[str, dict[str, Any]] = {}
     for env in args.envs:
         results[env] = {}
-        for name, (preset, estimation) in specs.items():
-            results[env][name] = measure(env, _none(preset), args.episodes, args.seed, _none(estimation))
+        for name, (preset, estimation, odometry) in specs.items():
+            results[env][name] = measure(env, _none(preset), args.episodes, args.seed, _none(estimation), odometry)
             exact = results[env].get("none")
             if exact is not None and name != "none":
                 results[env][name]["over_exact"] = {m: results[env][name][m] / exact[m] for m in METRICS[env]}
@@ -84,24 +93,32 @@ def main(argv: list[str] | None = None) -> dict:
             cells = "  ".join(f"{row[m]:>20.4g}" for m in METRICS[env])
             print(f"{name:>18}  {row['falls']:>5}  {row['fallback_steps']:>8}  {row['relaxed_steps']:>7}  {cells}")
     settings = {
-        "episodes": args.episodes, "seed": args.seed, "cells": {name: {"randomise": r, "estimation": e} for name, (r, e) in specs.items()},
+        "episodes": args.episodes, "seed": args.seed,
+        "cells": {name: {"randomise": r, "estimation": e, "leg_odometry_s": t} for name, (r, e, t) in specs.items()},
         "envs": args.envs, "pushes": "off",
     }  # fmt: skip
     write_json(args.json, settings, results, start)
     return results
 
 
-def cell_list(presets: list[str] | None, cells: list[str] | None) -> dict[str, tuple[str, str]]:
-    """Cell name -> (randomise, estimation) preset names; ``P/none`` is named ``P``."""
-    pairs = [(p, "none") for p in (presets or [])]
+def cell_list(presets: list[str] | None, cells: list[str] | None) -> dict[str, tuple[str, str, float | None]]:
+    """Cell name -> (randomise, estimation, leg odometry time constant [s] or None); ``P/none`` is
+    named ``P``."""
+    specs: dict[str, tuple[str, str, float | None]] = {p: (p, "none", None) for p in (presets or [])}
     for cell in cells or []:
         parts = cell.split("/")
-        if len(parts) != 2 or not all(part in PRESETS for part in parts):
-            raise SystemExit(f"--cells: {cell!r} is not R/E with R and E in {PRESETS}")
-        pairs.append((parts[0], parts[1]))
-    if not pairs:
-        pairs = [(p, "none") for p in PRESETS]
-    return {(r if e == "none" else f"{r}/{e}"): (r, e) for r, e in pairs}
+        if len(parts) not in (2, 3) or not all(part in PRESETS for part in parts[:2]):
+            raise SystemExit(f"--cells: {cell!r} is not R/E or R/E/T with R and E in {PRESETS}")
+        odometry = None
+        if len(parts) == 3:
+            try:
+                odometry = leg_odometry_time_constant(float(parts[2]))
+            except ValueError as err:
+                raise SystemExit(f"--cells: {cell!r}: T {err}") from err
+            if parts[1] == "none":
+                raise SystemExit(f"--cells: {cell!r}: leg odometry needs an estimation preset, not none")
+        specs[parts[0] if parts[1:] == ["none"] else cell] = (parts[0], parts[1], odometry)
+    return specs or {p: (p, "none", None) for p in PRESETS}
 
 
 def _none(name: str) -> str | None:

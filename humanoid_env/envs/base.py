@@ -31,6 +31,7 @@ from humanoid_env.envs.kwargs import (
     resolve_kwargs,
     resolve_preset,
 )
+from humanoid_env.envs.odometry import LegOdometry, leg_odometry_time_constant
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
 from humanoid_env.envs.rendering import SceneRenderer
@@ -101,6 +102,9 @@ BASE_DEFAULTS: dict[str, Any] = {
     "randomise": None,
     # estimated state (humanoid_env.envs.estimation): None, "moderate", "hard" or a dict of settings
     "estimation": None,
+    # leg odometry (humanoid_env.envs.odometry): None (off) or the time constant [s] with which the
+    # supporting feet correct the estimated base linear velocity (wbc mode with estimation)
+    "leg_odometry_s": None,
     # the contact-loss guard (wbc_layer.contact_guard): None (off), True (default settings) or a
     # dict of ContactGuardSettings fields
     "contact_guard": None,
@@ -234,6 +238,9 @@ class HumanoidWBCBaseEnv(gym.Env):
         #: torques applied ``actuation_delay_steps`` physics steps late (None: at once).
         self.actuation_delay = ActuationDelay(settings.actuation_delay_steps) if settings and settings.actuation_delay_steps else None
         self._estimate_data = mujoco.MjData(self.model) if settings else None
+        odometry_s = leg_odometry_time_constant(cfg["leg_odometry_s"])
+        if odometry_s is not None:
+            self.estimator.odometry = LegOdometry(self.model, self.bridge.root_dof, odometry_s, self._odometry_feet)
 
         # Nominal standing posture and CoM (the home keyframe, without noise).
         mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
@@ -301,6 +308,14 @@ class HumanoidWBCBaseEnv(gym.Env):
         plant_randomisation(cfg["randomise"])
         state_estimation(cfg["estimation"])
         contact_guard_settings(cfg["contact_guard"])
+        if cfg["leg_odometry_s"] is not None:
+            leg_odometry_time_constant(cfg["leg_odometry_s"])
+            if cfg["estimation"] is None or cfg["action_mode"] != "wbc":
+                raise ValueError(
+                    "leg_odometry_s needs an estimated state (estimation not None) and action_mode='wbc' "
+                    f"(the feet it uses are the controller's supporting contacts), got estimation={cfg['estimation']!r}, "
+                    f"action_mode={cfg['action_mode']!r}"
+                )
         if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
         if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
@@ -519,6 +534,15 @@ class HumanoidWBCBaseEnv(gym.Env):
         return self._UP
 
     _UP = np.array([0.0, 0.0, 1.0])
+
+    def _odometry_feet(self) -> list[tuple[int, int]]:
+        """``(sole site id, id of the body it stands on)`` of each supporting foot (leg odometry)."""
+        feet = []
+        for name in self.supporting_contacts():
+            on_body = self.controller.contact(name).on_body
+            body = 0 if on_body is None else mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, on_body)
+            feet.append((self.sole_sites[FEET.index(name)], body))
+        return feet
 
     def supporting_contacts(self) -> list[str]:
         """The feet the controller treats as rigid supporting contacts now (empty without one)."""

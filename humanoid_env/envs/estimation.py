@@ -72,6 +72,7 @@ import mujoco
 import numpy as np
 
 from humanoid_env.envs.kwargs import resolve_preset
+from humanoid_env.envs.odometry import LegOdometry
 
 #: The standard deviations of :class:`StateEstimation` (noise and bias), with their units.
 NOISE_FIELDS = (
@@ -287,6 +288,8 @@ class StateEstimator:
         self._rng: np.random.Generator | None = None
         self.data = mujoco.MjData(model)
         self._kinematics_time: float | None = None
+        #: corrects the base linear velocity with the supporting feet (None: off); set by the env.
+        self.odometry: LegOdometry | None = None
 
     def add_follower(self, qpos_index: int, dof_index: int, axis: int) -> None:
         """A scene joint whose state is estimated through the robot (the seesaw's board, read from
@@ -299,6 +302,8 @@ class StateEstimator:
         self._rng = rng
         for bias in self.biases.values():
             bias.reset(rng)
+        if self.odometry is not None:
+            self.odometry.reset()
         self.restart(data)
 
     def restart(self, data: mujoco.MjData) -> None:
@@ -343,6 +348,15 @@ class StateEstimator:
         for qpos_index, dof_index, axis in self.followers:
             self.qpos[qpos_index] += self.rpy_error[axis]
             self.qvel[dof_index] += self.angular_velocity_error[axis]
+        if self.odometry is not None:
+            d = self.data
+            d.qpos[:] = self.qpos
+            mujoco.mj_kinematics(self.model, d)
+            mujoco.mj_comPos(self.model, d)
+            self.odometry.correct(d, self.qvel)
+            d.qvel[:] = self.qvel
+            mujoco.mj_comVel(self.model, d)
+            self._kinematics_time = time
 
     def kinematics(self) -> mujoco.MjData:
         """:attr:`data` at the estimate with positions, CoMs and velocities computed (``mj_kinematics``,
@@ -382,6 +396,7 @@ class StateEstimator:
             "joint_position_error_rad": self.qpos[self.joint_qpos] - data.qpos[self.joint_qpos],
             "joint_velocity_error_radps": self.qvel[self.joint_dof] - data.qvel[self.joint_dof],
             "bias": {name: bias.value.copy() for name, bias in self.biases.items()},
+            **({"leg_odometry_correction_mps": self.odometry.correction.copy()} if self.odometry is not None else {}),
         }
 
     def describe(self) -> dict[str, Any]:
