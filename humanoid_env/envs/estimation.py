@@ -27,6 +27,8 @@ board-tilt law, the pd mode's joint feedback, and the observation. What keeps th
 reward, termination, ``info`` (``info["estimate"]`` holds the estimate's errors, see
 :meth:`StateEstimator.errors`), the contact and hand-force sensors (force sensing is not
 modelled). Off by default: nothing is drawn and every env behaves bit for bit as without it.
+With ``leg_odometry_s`` (wbc mode) the supporting feet correct the estimate's base linear velocity
+before anything uses it (:mod:`humanoid_env.envs.odometry`).
 
 Random numbers come from a generator spawned at each reset from the env's ``np_random``
 (``Generator.spawn``, which draws nothing from the parent): the same seed gives the same
