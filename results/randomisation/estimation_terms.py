@@ -20,7 +20,8 @@ from training.sample_efficiency import level_metric
 
 
 def cells() -> dict[str, dict]:
-    """Name -> ``estimation`` dict: the preset, it without joint-velocity noise, and each part alone."""
+    """Name -> ``estimation`` dict: the preset, it without joint-velocity noise, each part alone, and
+    each bias alone."""
     preset = asdict(PRESETS["moderate"])
     noise = [k for k in NOISE_FIELDS if "noise" in k]
     bias = [k for k in NOISE_FIELDS if "bias" in k]
@@ -35,6 +36,7 @@ def cells() -> dict[str, dict]:
         "white noise only": only(noise),
         "biases only": only(bias),
         "delays only": only(["sensing_delay_steps", "actuation_delay_steps"]),
+        **{f"{name} alone": only([name]) for name in bias},
     }
 
 
