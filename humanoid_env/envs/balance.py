@@ -171,7 +171,11 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     velocities [rad/s], noise on the joint positions [rad], sensing and actuation delays of whole
     physics steps; "moderate", "hard" or a dict of settings, see
     :mod:`humanoid_env.envs.estimation`; reward, termination and ``info`` keep the true state;
-    combines with ``randomise``), ``contact_guard`` = None (the contact-loss guard,
+    combines with ``randomise``), ``leg_odometry_s`` = None (with ``estimation``, wbc mode: the
+    supporting feet's velocity relative to their support, low-passed with this time constant [s],
+    is taken out of the estimated base linear velocity before anything uses it, see
+    :mod:`humanoid_env.envs.odometry`; ``info["estimate"]["leg_odometry_correction_mps"]`` (3,)
+    [m/s], world axes, the correction), ``contact_guard`` = None (the contact-loss guard,
     :mod:`wbc_layer.contact_guard`: True or a dict of ``ContactGuardSettings`` fields; a foot
     whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
     force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it
