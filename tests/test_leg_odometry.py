@@ -21,6 +21,7 @@ import pytest
 
 import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.envs.odometry import LegOdometry
+from humanoid_env.robot_config import SEESAW_SLIDE_JOINT, SEESAW_TILT_JOINT
 
 BIAS_ONLY = {"base_linear_velocity_bias_mps": 0.05, "bias_time_constant_s": 60.0}
 TOLERANCE_MPS = 0.005  # a tenth of the bias's std (module docstring)
@@ -59,8 +60,8 @@ def test_on_a_rocking_board_the_feet_see_only_the_velocity_error():
     omega, origin_velocity = np.array([0.5, 0.0, 0.0]), np.array([0.0, 0.1, 0.0])
     board = u.seesaw_body_id
     d.qvel[:] = 0.0
-    d.qvel[m.joint("seesaw_tilt").dofadr[0]] = omega[0]
-    d.qvel[m.joint("seesaw_y").dofadr[0]] = origin_velocity[1]
+    d.qvel[m.joint(SEESAW_TILT_JOINT).dofadr[0]] = omega[0]
+    d.qvel[m.joint(SEESAW_SLIDE_JOINT).dofadr[0]] = origin_velocity[1]
     root, base = u.bridge.root_dof, u.root_body
     rigid = origin_velocity + np.cross(omega, d.xpos[base] - d.xpos[board])
     error = np.array([0.03, -0.02, 0.01])

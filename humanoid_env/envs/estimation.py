@@ -350,28 +350,29 @@ class StateEstimator:
         for qpos_index, dof_index, axis in self.followers:
             self.qpos[qpos_index] += self.rpy_error[axis]
             self.qvel[dof_index] += self.angular_velocity_error[axis]
-        if self.odometry is not None:
-            d = self.data
-            d.qpos[:] = self.qpos
-            mujoco.mj_kinematics(self.model, d)
-            mujoco.mj_comPos(self.model, d)
-            self.odometry.correct(d, self.qvel)
-            d.qvel[:] = self.qvel
-            mujoco.mj_comVel(self.model, d)
-            self._kinematics_time = time
+        if self.odometry is not None:  # corrects the velocity now, before anything reads it
+            self._compute_kinematics()
 
     def kinematics(self) -> mujoco.MjData:
         """:attr:`data` at the estimate with positions, CoMs and velocities computed (``mj_kinematics``,
         ``mj_comPos``, ``mj_comVel``; no contacts): for the CoM the controller would compute."""
         if self._kinematics_time != self._time:
-            d = self.data
-            d.qpos[:] = self.qpos
-            d.qvel[:] = self.qvel
-            mujoco.mj_kinematics(self.model, d)
-            mujoco.mj_comPos(self.model, d)
-            mujoco.mj_comVel(self.model, d)
-            self._kinematics_time = self._time
+            self._compute_kinematics()
         return self.data
+
+    def _compute_kinematics(self) -> None:
+        """:attr:`data`'s kinematics at this step's estimate; with :attr:`odometry`, the velocity is
+        corrected in between (it needs the positions; the CoM velocity needs the corrected
+        velocity). Once per step: :meth:`update` calls it with odometry, :meth:`kinematics` otherwise."""
+        d = self.data
+        d.qpos[:] = self.qpos
+        mujoco.mj_kinematics(self.model, d)
+        mujoco.mj_comPos(self.model, d)
+        if self.odometry is not None:
+            self.odometry.correct(d, self.qvel)
+        d.qvel[:] = self.qvel
+        mujoco.mj_comVel(self.model, d)
+        self._kinematics_time = self._time
 
     def errors(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         """The estimate minus the true state ``data`` (delay included) -- ``info["estimate"]``:
