@@ -9,7 +9,7 @@ the ideal ratio ``ceil(N / C)`` (the runs' own work, no overhead), and each run'
 and steps/s from its ``train_info.json``. The runs' periodic evaluation and checkpoints are off
 (``eval_freq=0 checkpoint_freq=0``): this times training and the sweep's own overhead.
 
-    python -m benchmarks.sweep_timing --timesteps 170000 --trials 6 --json results/ray_sweep/sweep_timing.json
+    python -m benchmarks.sweep_timing --timesteps 200000 --trials 6 --json results/ray_sweep/sweep_timing.json
 
 The issue's target: 6 trials of at least 5 minutes each on this 2-core machine within 3.3x one alone.
 """
@@ -51,7 +51,7 @@ def run_info(run_dir: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sweep_timing", description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="HumanoidWBC-v0")
-    parser.add_argument("--timesteps", type=int, default=170_000, help="steps per run (170k: about 5.5 min in wbc mode, one env, on an idle core)")
+    parser.add_argument("--timesteps", type=int, default=200_000, help="steps per run (200k: about 7 min in wbc mode, one env, on an idle core)")
     parser.add_argument("--trials", type=int, default=6)
     parser.add_argument("--num-cpus", type=int, default=os.cpu_count(), help="local Ray's CPUs (not with --address)")
     parser.add_argument("--address", default=None, help="a running Ray cluster (HOST:PORT) instead of a local Ray")
