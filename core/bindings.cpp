@@ -5,6 +5,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <cmath>
+
 #include "controller.hpp"
 
 namespace nb = nanobind;
@@ -16,12 +18,46 @@ using RefV = Eigen::Ref<const VectorXd>;
 
 namespace {
 
+// Every binding checks what it is given (sizes, indices, finiteness) before it reaches the core, and
+// raises a Python exception (ValueError, IndexError, TypeError) naming the expected and received
+// sizes: no call into _core reads or writes past a buffer.
+
 template <class T>
 T& task_as(Controller& c, int i, const char* kind) {
   auto* task = dynamic_cast<T*>(&c.task(i));
   if (task == nullptr) throw nb::type_error((std::string("task ") + std::to_string(i) + " is not a " + kind).c_str());
   return *task;
 }
+
+[[noreturn]] void value_error(const std::string& message) { throw nb::value_error(message.c_str()); }
+
+void check_size(const char* what, Eigen::Index got, Eigen::Index expected) {
+  if (got != expected)
+    value_error(std::string(what) + " must have " + std::to_string(expected) + " entries, got " + std::to_string(got));
+}
+
+template <class Array>
+void check_finite(const char* what, const Array& value) {
+  if (!value.allFinite()) value_error(std::string(what) + " must be finite");
+}
+
+template <class Array>
+void check_gain(const char* what, const Array& value) {
+  if (!value.allFinite() || (value.array() < 0).any()) value_error(std::string(what) + " must be finite and >= 0");
+}
+
+void check_scalar(const char* what, double value) {
+  if (!std::isfinite(value) || value < 0)
+    value_error(std::string(what) + " must be finite and >= 0, got " + std::to_string(value));
+}
+
+void check_index(const char* what, int index, int count) {
+  if (index < 0 || index >= count)
+    throw nb::index_error((std::string(what) + " index must be in [0, " + std::to_string(count) + "), got " +
+                           std::to_string(index)).c_str());
+}
+
+void check_frame(Controller& c, int frame) { check_index("frame", frame, c.robot().nframes()); }
 
 template <class T>
 int add(Controller& c) {
@@ -38,6 +74,13 @@ NB_MODULE(_core, m) {
           "solve",
           [](wbc::EiquadprogSolver& solver, const MatrixXd& P, const VectorXd& q, const MatrixXd& A,
              const VectorXd& b, const MatrixXd& G, const VectorXd& h) {
+            const Eigen::Index n = P.rows();
+            check_size("P's columns (P is n x n)", P.cols(), n);
+            check_size("q (n)", q.size(), n);
+            check_size("A's columns (n)", A.cols(), n);
+            check_size("b (A's rows)", b.size(), A.rows());
+            check_size("G's columns (n)", G.cols(), n);
+            check_size("h (G's rows)", h.size(), G.rows());
             wbc::Problem problem;
             problem.P = P;
             problem.q = q;
@@ -58,6 +101,7 @@ NB_MODULE(_core, m) {
       .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a)
       .def("finalize", &Controller::finalize)
       .def("set_contact", &Controller::set_contact, "index"_a, "active"_a, "G"_a, "h"_a)
+      .def("set_contact_frame", &Controller::set_contact_frame, "index"_a, "frame"_a)
       .def("set_contact_damping", &Controller::set_contact_damping, "damping"_a)
       .def("set_joint_limits", &Controller::set_joint_limits, "lower"_a, "upper"_a, "velocity"_a, "horizon"_a)
       .def("add_com_task", &add<wbc::ComTask>)
@@ -68,38 +112,48 @@ NB_MODULE(_core, m) {
       .def("add_contact_force_task", &add<wbc::ContactForceTask>)
       .def("add_regularisation_task", &add<wbc::RegularisationTask>)
       .def("add_angular_momentum_task", &add<wbc::AngularMomentumTask>)
-      .def("set_task",
-           [](Controller& c, int i, bool active, double weight) {
-             c.task(i).active = active;
-             c.task(i).weight = weight;
-           })
+      .def("set_task", &Controller::set_task, "index"_a, "active"_a, "weight"_a)
       .def("set_gains",
            [](Controller& c, int i, const VectorXd& kp, const VectorXd& kd) {
              auto& t = task_as<wbc::MotionTask>(c, i, "motion task");
+             check_size("kp (one per task row)", kp.size(), t.rows(c.na()));
+             check_size("kd (one per task row)", kd.size(), t.rows(c.na()));
+             check_gain("kp", kp);
+             check_gain("kd", kd);
              t.kp = kp;
              t.kd = kd;
            })
       .def("set_com",
            [](Controller& c, int i, const wbc::Vector3d& p, const wbc::Vector3d& v, const wbc::Vector3d& a) {
              auto& t = task_as<wbc::ComTask>(c, i, "CoM task");
+             check_finite("CoM position", p);
+             check_finite("CoM velocity", v);
+             check_finite("CoM acceleration", a);
              t.position = p;
              t.velocity = v;
              t.acceleration = a;
            })
       .def("set_posture",
            [](Controller& c, int i, const VectorXd& target) {
-             if (target.size() != c.na()) throw nb::value_error("posture target must have na entries");
-             task_as<wbc::PostureTask>(c, i, "posture task").target = target;
+             auto& t = task_as<wbc::PostureTask>(c, i, "posture task");
+             check_size("posture target (na)", target.size(), c.na());
+             check_finite("posture target", target);
+             t.target = target;
            })
       .def("set_orientation",
            [](Controller& c, int i, int frame, const wbc::Matrix3d& target) {
              auto& t = task_as<wbc::OrientationTask>(c, i, "orientation task");
+             check_frame(c, frame);
+             check_finite("orientation target", target);
              t.frame = frame;
              t.target = target;
            })
       .def("set_frame_position",
            [](Controller& c, int i, int frame, const wbc::Vector3d& p, const wbc::Vector3d& v) {
              auto& t = task_as<wbc::FramePositionTask>(c, i, "frame position task");
+             check_frame(c, frame);
+             check_finite("frame position", p);
+             check_finite("frame velocity", v);
              t.frame = frame;
              t.position = p;
              t.velocity = v;
@@ -107,25 +161,44 @@ NB_MODULE(_core, m) {
       .def("set_body_rest",
            [](Controller& c, int i, int body, double kp, double kd, const VectorXd& target) {
              auto& t = task_as<wbc::BodyRestTask>(c, i, "body rest task");
+             check_index("body", body, c.n_bodies());
+             check_size("body rest target (the body's coordinates)", target.size(), c.body_dof(body));
+             check_finite("body rest target", target);
+             check_scalar("body rest kp", kp);
+             check_scalar("body rest kd", kd);
              t.body = body;
              t.kp = kp;
              t.kd = kd;
              t.target = target;
+             t.configured = true;
            })
       .def("set_contact_force",
            [](Controller& c, int i, int contact, const MatrixXd& rows, const VectorXd& target) {
              auto& t = task_as<wbc::ContactForceTask>(c, i, "contact force task");
+             if (!c.finalized()) value_error("finalize() the controller first");
+             check_index("contact", contact, c.n_contacts());
+             check_size("contact force rows' columns (the contact's force dimension)", rows.cols(),
+                        c.contact(contact).dim);
+             if (rows.rows() < 1) value_error("a contact force task needs at least one row");
+             check_size("contact force target (one per row)", target.size(), rows.rows());
+             check_finite("contact force rows", rows);
+             check_finite("contact force target", target);
              t.contact = contact;
              t.rows = rows;
              t.target = target;
+             t.configured = true;
            })
       .def("set_angular_momentum",
            [](Controller& c, int i, double damping) {
-             task_as<wbc::AngularMomentumTask>(c, i, "angular momentum task").damping = damping;
+             auto& t = task_as<wbc::AngularMomentumTask>(c, i, "angular momentum task");
+             check_scalar("angular momentum damping", damping);
+             t.damping = damping;
            })
       .def("set_regularisation",
            [](Controller& c, int i, double qdd_weight, double force_weight) {
              auto& t = task_as<wbc::RegularisationTask>(c, i, "regularisation task");
+             check_scalar("qdd_weight", qdd_weight);
+             check_scalar("force_weight", force_weight);
              t.qdd_weight = qdd_weight;
              t.force_weight = force_weight;
            })
@@ -139,12 +212,32 @@ NB_MODULE(_core, m) {
           "One tick: (status, x, tau, iterations, solve_time_us); x and tau are the last solved ones "
           "when status is not 'solved'.")
       .def("build", &Controller::build, "q"_a, "v"_a, "s"_a, "s_dot"_a)
-      .def("torques", &Controller::torques, "x"_a)
-      .def("within_torque_limits", &Controller::within_torque_limits, "tau"_a)
-      .def("within_limits", &Controller::within_limits, "x"_a, "tau"_a)
+      .def(
+          "torques",
+          [](const Controller& c, const RefV& x) {
+            c.check_solution(x);
+            return c.torques(x);
+          },
+          "x"_a)
+      .def(
+          "within_torque_limits",
+          [](const Controller& c, const VectorXd& tau) {
+            c.check_torques(tau);
+            return c.within_torque_limits(tau);
+          },
+          "tau"_a)
+      .def(
+          "within_limits",
+          [](const Controller& c, const RefV& x, const VectorXd& tau) {
+            c.check_solution(x);
+            c.check_torques(tau);
+            return c.within_limits(x, tau);
+          },
+          "x"_a, "tau"_a)
       .def(
           "problem",
           [](Controller& c, bool with_torque_limits) {
+            if (!c.has_problem()) value_error("no QP has been built yet: call compute() or build() first");
             const auto& p = c.problem(with_torque_limits);
             if (with_torque_limits) return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_all, p.h_all);
             return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_contact, p.h_contact);
@@ -156,6 +249,8 @@ NB_MODULE(_core, m) {
              return nb::make_tuple(t.update, t.build, t.solve, t.torques);
            })
       .def_prop_ro("used_torque_limits", &Controller::used_torque_limits)
+      .def_prop_ro("has_problem", &Controller::has_problem, "Whether a QP was built since the controller was made.")
+      .def_prop_ro("problem_finite", &Controller::problem_finite, "Whether the last built QP is finite.")
       .def_prop_ro("nx", [](const Controller& c) { return c.layout().nx(); })
       .def_prop_ro("nframes", [](Controller& c) { return c.robot().nframes(); });
 }

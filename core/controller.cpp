@@ -11,6 +11,17 @@ namespace {
 double micros_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
 }
+
+/// "<what> must have <expected> entries, got <got>" unless they agree.
+void check_size(const char* what, Eigen::Index got, Eigen::Index expected) {
+  if (got != expected)
+    throw std::invalid_argument(std::string(what) + " must have " + std::to_string(expected) + " entries, got " +
+                                std::to_string(got));
+}
+
+void check_finalized(bool finalized) {
+  if (!finalized) throw std::invalid_argument("finalize() the controller first");
+}
 }  // namespace
 
 // -- controller ----------------------------------------------------------------------------
@@ -20,14 +31,21 @@ Controller::Controller(const std::string& serialized_model, const VectorXd& damp
     : robot_(serialized_model, damping), na_(robot_.nv() - 6), torque_min_(torque_min), torque_max_(torque_max),
       solver_(make_solver(qp_solver, eps_abs, max_iter)),
       limited_solver_(make_solver(qp_solver, eps_abs, max_iter)) {
-  if (torque_min.size() != na_ || torque_max.size() != na_)
-    throw std::invalid_argument("torque limits must have nv - 6 entries");
+  if (robot_.nq() < 7 || robot_.nv() < 6)
+    throw std::invalid_argument("the robot model must start with a free-flyer base (nq >= 7, nv >= 6)");
+  check_size("torque_min (one per actuated joint, nv - 6)", torque_min.size(), na_);
+  check_size("torque_max (one per actuated joint, nv - 6)", torque_max.size(), na_);
+  if (!(eps_abs > 0) || !std::isfinite(eps_abs)) throw std::invalid_argument("eps_abs must be finite and > 0");
+  if (max_iter < 1) throw std::invalid_argument("max_iter must be >= 1, got " + std::to_string(max_iter));
 }
 
 int Controller::add_contact(int kind, int frame, int body) {
-  if (finalized_) throw std::logic_error("add contacts before finalize()");
+  if (finalized_) throw std::invalid_argument("add contacts before finalize()");
+  if (kind != 0 && kind != 1)
+    throw std::invalid_argument("contact kind must be 0 (foot) or 1 (point), got " + std::to_string(kind));
   if (frame < 0 || frame >= robot_.nframes()) throw std::out_of_range("contact frame index out of range");
-  if (body >= static_cast<int>(bodies_.size())) throw std::out_of_range("contact body index out of range");
+  if (body < -1 || body >= static_cast<int>(bodies_.size()))
+    throw std::out_of_range("contact body index must be -1 (fixed ground) or a body's index");
   Contact c;
   c.kind = kind == 0 ? Contact::kFoot : Contact::kPoint;
   c.frame = frame;
@@ -39,12 +57,17 @@ int Controller::add_contact(int kind, int frame, int body) {
 
 int Controller::add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius,
                            const Vector3d& origin, double damping, double gravity) {
-  if (finalized_ || !contacts_.empty()) throw std::logic_error("add bodies before contacts");
+  if (finalized_ || !contacts_.empty()) throw std::invalid_argument("add bodies before contacts");
+  if (!(mass > 0 && radius > 0 && damping >= 0 && std::isfinite(mass) && std::isfinite(radius) &&
+        std::isfinite(damping) && std::isfinite(inertia_xx) && std::isfinite(gravity) && com.allFinite() &&
+        origin.allFinite()))
+    throw std::invalid_argument("seesaw: need finite parameters, mass > 0, radius > 0, damping >= 0");
   bodies_.push_back(std::make_unique<SeesawBody>(mass, com, inertia_xx, radius, origin, damping, gravity));
   return static_cast<int>(bodies_.size()) - 1;
 }
 
 void Controller::finalize() {
+  if (finalized_) throw std::invalid_argument("finalize() the controller once");
   layout_.nv = robot_.nv();
   int start = layout_.nv;
   for (const auto& body : bodies_) {
@@ -66,15 +89,40 @@ void Controller::finalize() {
 }
 
 int Controller::add_task(std::unique_ptr<Task> task) {
+  if (task == nullptr) throw std::invalid_argument("add_task needs a task");
   tasks_.push_back(std::move(task));
   return static_cast<int>(tasks_.size()) - 1;
 }
 
+void Controller::set_task(int i, bool active, double weight) {
+  Task& t = task(i);
+  if (!(weight >= 0) || !std::isfinite(weight))
+    throw std::invalid_argument("task " + std::to_string(i) + ": weight must be finite and >= 0, got " +
+                                std::to_string(weight));
+  if (active && !t.ready(na_))
+    throw std::invalid_argument("task " + std::to_string(i) +
+                                " cannot be switched on before its data and gains are set");
+  t.active = active;
+  t.weight = weight;
+}
+
+void Controller::check_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                             const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) const {
+  check_finalized(finalized_);
+  check_size("q (nq)", q.size(), robot_.nq());
+  check_size("v (nv)", v.size(), robot_.nv());
+  check_size("s (one entry per body coordinate)", s.size(), layout_.nb);
+  check_size("s_dot (one entry per body coordinate)", s_dot.size(), layout_.nb);
+  if (!(q.allFinite() && v.allFinite() && s.allFinite() && s_dot.allFinite()))
+    throw std::domain_error("the state (q, v, s, s_dot) has non-finite entries");
+  const double norm = q.segment<4>(3).norm();
+  if (!(std::abs(norm - 1.0) <= kQuaternionNormTolerance))
+    throw std::domain_error("the base quaternion q[3:7] must have unit norm, got norm " + std::to_string(norm));
+}
+
 void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                               const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
-  if (!finalized_) throw std::logic_error("finalize() the controller before computing");
-  if (s.size() != layout_.nb || s_dot.size() != layout_.nb)
-    throw std::invalid_argument("body states must have one entry per body coordinate");
+  check_state(q, v, s, s_dot);
   robot_.update(q, v);
   int start = 0;
   for (auto& body : bodies_) {
@@ -85,9 +133,14 @@ void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::
 
 void Controller::set_joint_limits(const VectorXd& lower, const VectorXd& upper, const VectorXd& velocity,
                                   double horizon) {
-  if (lower.size() != na_ || upper.size() != na_ || velocity.size() != na_)
-    throw std::invalid_argument("joint limits must have nv - 6 entries each");
-  if (!(horizon > 0)) throw std::invalid_argument("the joint-limit horizon must be > 0");
+  if (built_) throw std::invalid_argument("set the joint limits before the first build");
+  check_size("joint lower limits (nv - 6)", lower.size(), na_);
+  check_size("joint upper limits (nv - 6)", upper.size(), na_);
+  check_size("joint velocity limits (nv - 6)", velocity.size(), na_);
+  if (lower.hasNaN() || upper.hasNaN() || velocity.hasNaN())
+    throw std::invalid_argument("joint limits must not be NaN");
+  if (!(horizon > 0) || !std::isfinite(horizon))
+    throw std::invalid_argument("the joint-limit horizon must be finite and > 0");
   if (robot_.nq() - 7 != na_) throw std::invalid_argument("joint limits need one q entry per actuated joint");
   joint_lower_ = lower;
   joint_upper_ = upper;
@@ -116,11 +169,27 @@ void Controller::update_joint_bounds() {
 
 void Controller::set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h) {
   Contact& c = contacts_.at(i);
-  if (G.cols() != c.dim || G.rows() != h.size()) throw std::invalid_argument("contact rows must be (m, dim) and (m)");
+  if (G.cols() != c.dim || G.rows() != h.size())
+    throw std::invalid_argument("contact rows must be (m, " + std::to_string(c.dim) + ") and (m), got (" +
+                                std::to_string(G.rows()) + ", " + std::to_string(G.cols()) + ") and (" +
+                                std::to_string(h.size()) + ")");
+  if (!(G.allFinite() && h.allFinite())) throw std::invalid_argument("contact rows must be finite");
   c.active = active;
   c.G = G;
   c.h = h;
   structure_dirty_ = true;
+}
+
+void Controller::set_contact_damping(double damping) {
+  if (!(damping >= 0) || !std::isfinite(damping))
+    throw std::invalid_argument("contact damping must be finite and >= 0");
+  contact_damping_ = damping;
+}
+
+void Controller::set_contact_frame(int i, int frame) {
+  Contact& c = contacts_.at(i);
+  if (frame < 0 || frame >= robot_.nframes()) throw std::out_of_range("contact frame index out of range");
+  c.frame = frame;
 }
 
 void Controller::rebuild_structure() {
@@ -236,6 +305,7 @@ void Controller::fill_torque_rows() {
 }
 
 const Problem& Controller::problem(bool with_torque_limits) {
+  if (!built_) throw std::invalid_argument("no QP has been built yet: call compute() or build() first");
   if (with_torque_limits) fill_torque_rows();
   return problem_;
 }
@@ -247,6 +317,7 @@ void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<con
   timings_.update = micros_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   assemble();
+  built_ = true;
   timings_.build = micros_since(t1);
   timings_.solve = timings_.torques = 0.0;  // compute() times them; else the caller solves
 }
@@ -255,6 +326,24 @@ VectorXd Controller::torques(const Eigen::Ref<const VectorXd>& x) const {
   const Layout& L = layout_;
   return robot_.M.bottomRows(na_) * x.head(L.nv) + robot_.h.tail(na_) -
          contact_jacobian_.rightCols(na_).transpose() * x.segment(L.forces(), L.nf);
+}
+
+bool Controller::problem_finite() const {
+  // P is positive semidefinite, so |P_ij| <= sqrt(P_ii P_jj): a finite diagonal bounds the rest.
+  // A holds the mass matrix and the Jacobians, finite for any finite q (they depend on joint angles
+  // and relative positions); the force rows were checked when set. What overflows for a huge
+  // state or reference (h, the drifts, a task's target) lands in q or b.
+  const Problem& p = problem_;
+  return p.P.diagonal().allFinite() && p.q.allFinite() && p.b.allFinite();
+}
+
+void Controller::check_solution(const Eigen::Ref<const VectorXd>& x) const {
+  check_finalized(finalized_);
+  check_size("x (nx)", x.size(), layout_.nx());
+}
+
+void Controller::check_torques(const Eigen::Ref<const VectorXd>& tau) const {
+  check_size("tau (na)", tau.size(), na_);
 }
 
 bool Controller::within_torque_limits(const VectorXd& tau) const {
@@ -273,9 +362,14 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
   using clock = std::chrono::steady_clock;
   build(q, v, s, s_dot);
   const auto t2 = clock::now();
+  used_torque_limits_ = false;
+  if (!problem_finite()) {  // a huge (finite) state or reference overflowed: nothing to solve
+    iterations_ = 0;
+    timings_.solve = timings_.torques = 0.0;
+    return "non_finite_problem";
+  }
   // The torque-limit rows are most of the inequalities and rarely active: solve without
   // them first; if the torques respect the limits, that is the full problem's optimum too.
-  used_torque_limits_ = false;
   std::string status = solver_->solve(problem_, problem_.G_contact, problem_.h_contact);
   const QpSolver* used = solver_.get();
   if (status == "solved") {

@@ -14,6 +14,9 @@
 
 namespace wbc {
 
+/// |norm(q[3:7]) - 1| allowed of the base quaternion; wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE.
+constexpr double kQuaternionNormTolerance = 1e-6;
+
 /// Timings of the last tick [us].
 struct Timings {
   double update = 0, build = 0, solve = 0, torques = 0;
@@ -31,9 +34,19 @@ class Controller {
   void finalize();
 
   // -- pieces -------------------------------------------------------------------------------
+  // Every index is checked (std::out_of_range), every size (std::invalid_argument, naming the
+  // expected and received sizes): no call reads or writes past a buffer.
   Contact& contact(int i) { return contacts_.at(i); }
   int add_task(std::unique_ptr<Task> task);
   Task& task(int i) { return *tasks_.at(i); }
+  /// Switch task i on or off with weight >= 0 (finite); switching on a task whose data is not
+  /// complete yet (Task::ready) throws.
+  void set_task(int i, bool active, double weight);
+  int n_contacts() const { return static_cast<int>(contacts_.size()); }
+  int n_bodies() const { return static_cast<int>(bodies_.size()); }
+  /// Generalized coordinates of body i.
+  int body_dof(int i) const { return bodies_.at(i)->dof(); }
+  bool finalized() const { return finalized_; }
   const Layout& layout() const { return layout_; }
   RobotTerms& robot() { return robot_; }
 
@@ -48,16 +61,31 @@ class Controller {
   /// (na) tau = M_a qdd + h_a - J_a^T f for a solution x of the last build.
   VectorXd torques(const Eigen::Ref<const VectorXd>& x) const;
   bool within_torque_limits(const VectorXd& tau) const;
+  /// Throw std::invalid_argument unless the controller is finalized and x has nx entries (the
+  /// bindings call these before torques() and within_limits(); the tick's own calls need not).
+  void check_solution(const Eigen::Ref<const VectorXd>& x) const;
+  /// Throw std::invalid_argument unless tau has na entries.
+  void check_torques(const Eigen::Ref<const VectorXd>& tau) const;
   /// Torques within their limits and, with joint limits, x's actuated accelerations within theirs.
   bool within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) const;
 
   /// The last built QP; with_torque_limits: G_all and h_all hold the joint- and torque-limit rows too.
+  /// Throws std::invalid_argument before the first build (there is none yet: see has_problem()).
   const Problem& problem(bool with_torque_limits);
+  /// Whether a QP was built (by compute() or build()) since the controller was made.
+  bool has_problem() const { return built_; }
+  /// Whether the last built QP is finite (compute() returns "non_finite_problem", unsolved,
+  /// when it is not: a huge but finite state or reference can overflow).
+  bool problem_finite() const;
+  /// Contact i's force rows G f <= h, (m, dim) and (m), finite.
   void set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h);
+  /// Contact i's frame (a robot frame index): the frame whose motion the contact's rows hold.
+  void set_contact_frame(int i, int frame);
   /// [1/s] active contacts' rows: J qdd + Jdot v = -contact_damping u (u: the frame's velocity).
-  void set_contact_damping(double damping) { contact_damping_ = damping; }
+  void set_contact_damping(double damping);
   /// Joint limits as acceleration bounds (wbc_layer.joint_limits): ranges lower/upper (na) [rad],
   /// velocity limits (na) [rad/s] (inf: none), horizon [s] > 0. Without this call: no such rows.
+  /// Only before the first build (the QP's rows are sized then).
   void set_joint_limits(const VectorXd& lower, const VectorXd& upper, const VectorXd& velocity, double horizon);
   const VectorXd& x() const { return x_; }
   const VectorXd& tau() const { return tau_; }
@@ -65,10 +93,16 @@ class Controller {
   bool used_torque_limits() const { return used_torque_limits_; }
   const Timings& timings() const { return timings_; }
   int na() const { return na_; }
+  int nq() const { return robot_.nq(); }
+  int nv() const { return robot_.nv(); }
 
  private:
   void update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                     const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
+  /// Throws std::invalid_argument (wrong sizes) or std::domain_error (non-finite entries, a base
+  /// quaternion whose norm is off 1 by more than kQuaternionNormTolerance) before any is used.
+  void check_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
+                   const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) const;
   void assemble();
   void rebuild_structure();
   void fill_torque_rows();
@@ -82,6 +116,7 @@ class Controller {
   std::vector<std::unique_ptr<Task>> tasks_;
   Layout layout_;
   bool finalized_ = false;
+  bool built_ = false;  // a QP was assembled: problem_'s arrays are sized
   double contact_damping_ = 0.0;
   int nj_ = 0;  // joint-limit rows per side: na with joint limits, else 0
   double joint_horizon_ = 0.0;

@@ -110,7 +110,10 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual void add_cost(Context& context, Cost& cost) const = 0;
-  bool active = true;
+  /// Whether every array the cost reads has its size (a robot with na actuated joints): a task
+  /// is switched on only then (Controller::set_task), so add_cost never reads an unsized one.
+  virtual bool ready(int na) const { return true; }
+  bool active = false;  // off until its data is written (wbc_layer.compiled writes it, then this)
   double weight = 1.0;
 };
 
@@ -118,6 +121,9 @@ class Task {
 class MotionTask : public Task {
  public:
   VectorXd kp, kd;  // per row [1/s^2], [1/s]
+  /// Rows of the task (the size of kp and kd): 3, a posture task's na.
+  virtual int rows(int na) const { return 3; }
+  bool ready(int na) const override { return kp.size() == rows(na) && kd.size() == rows(na); }
 };
 
 class ComTask : public MotionTask {
@@ -130,6 +136,8 @@ class PostureTask : public MotionTask {
  public:
   VectorXd target;  // (na)
   void add_cost(Context& context, Cost& cost) const override;
+  int rows(int na) const override { return na; }
+  bool ready(int na) const override { return MotionTask::ready(na) && target.size() == na; }
 };
 
 class OrientationTask : public MotionTask {
@@ -151,7 +159,9 @@ class BodyRestTask : public Task {
   int body = 0;
   double kp = 10.0, kd = 5.0;
   VectorXd target;  // (dof)
+  bool configured = false;  // body and target written (their sizes checked where they are set)
   void add_cost(Context& context, Cost& cost) const override;
+  bool ready(int) const override { return configured; }
 };
 
 class ContactForceTask : public Task {
@@ -159,7 +169,9 @@ class ContactForceTask : public Task {
   int contact = 0;
   MatrixXd rows;    // (m, dim): the contact's normal row, or the identity
   VectorXd target;  // (m)
+  bool configured = false;  // contact, rows and target written, their sizes checked
   void add_cost(Context& context, Cost& cost) const override;
+  bool ready(int) const override { return configured; }
 };
 
 /// dL/dt = -damping L through the contact wrenches (wbc_layer.tasks.AngularMomentumTask):

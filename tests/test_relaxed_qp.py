@@ -129,3 +129,19 @@ def test_relaxed_qp_drops_the_joint_limit_rows(robot, bridge, mj_data, backend):
     assert result.relaxed and reference.relaxed
     assert with_limits.last_problem.G.shape[0] == without_limits.last_problem.G.shape[0] + 2 * robot.na
     assert np.abs(result.tau - reference.tau).max() < 1e-9
+
+
+def test_relaxed_qp_with_no_active_contact_fails_as_a_qp_error(robot, bridge, mj_data):
+    """With every contact off there is nothing to relax: a QPSolveError (the env's documented
+    fallback follows), not numpy's "need at least one array to concatenate"."""
+    from wbc_layer.qp import DaqpSolver
+    from wbc_layer.qp_builder import solve_relaxed
+
+    controller, state = _impossible_controller(robot, bridge, mj_data, "python", qp_solver="daqp")
+    for name in controller.contacts:
+        controller.set_contact_active(name, False)
+    controller.compute(*state)  # free fall: feasible
+    contacts = list(controller.contacts.values())
+    with pytest.raises(QPSolveError) as caught:
+        solve_relaxed(controller.last_problem, controller.layout, contacts, 1e5, DaqpSolver())
+    assert caught.value.status == "infeasible_no_active_contact"

@@ -10,7 +10,7 @@ from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.controller import WholeBodyController
 from wbc_layer.environment_body import EnvironmentBody, SeesawBody
-from wbc_layer.errors import ConfigError, QPSolveError, RobotModelError, WBCError
+from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, RobotModelError, WBCError
 from wbc_layer.gravity_compensation import StaticSolution, gravity_compensation
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
@@ -49,6 +49,7 @@ __all__ = [
     "EnvironmentBody",
     "SeesawBody",
     "FootContact",
+    "InvalidStateError",
     "PointContact",
     "ProxsuiteSolver",
     "QPLayout",

@@ -8,9 +8,14 @@ warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog
 torque-limit rows only when a hot solution breaks one) and torque recovery.
 
 Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
-setter such as ``set_reference``) writes the new values into the core. Changing an array in
+setter such as ``set_reference``) writes the new values into the core, after the object has
+checked them (:mod:`wbc_layer.observed`); a contact's ``frame`` too. Changing an array in
 place (``task.position[0] = 1``) is not seen: use the setters. A task or contact class the core
 does not know (a user subclass) raises :class:`ConfigError` naming the Python backend.
+
+The core checks every size and index it is given too (a ValueError or IndexError, never a read
+past a buffer); a state it rejects (wrong size, non-finite, a quaternion off unit norm) becomes
+:class:`~wbc_layer.errors.InvalidStateError` here, with the Python model's description of it.
 
 With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its Python API (the
 core has no DAQP of its own), so the bit-reproducible solver stays available at some speed cost.
@@ -26,7 +31,7 @@ import numpy as np
 
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import SeesawBody
-from wbc_layer.errors import ConfigError, QPSolveError
+from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
 from wbc_layer.qp_builder import drop_inequalities, solve_relaxed
 from wbc_layer.tasks import (
@@ -199,8 +204,11 @@ class CompiledTick:
         self.core.set_angular_momentum(i, float(task.damping))
 
     def _write_contact(self, contact: Contact, names: tuple[str, ...] | None = None) -> None:
+        index = self.contact_index[contact.name]
+        if names is not None and "frame" in names:
+            self.core.set_contact_frame(index, self.robot.frame_id(contact.frame))
         G, h = contact.force_constraints(self.n_facets)
-        self.core.set_contact(self.contact_index[contact.name], bool(contact.active), G, h)
+        self.core.set_contact(index, bool(contact.active), G, h)
         for task in self._force_tasks:  # a point contact's normal row follows its normal
             if task.contact is contact:
                 self._write_task(task)
@@ -211,22 +219,40 @@ class CompiledTick:
 
         When the rigid-contact QP has no solution, the relaxed QP is solved here, in Python with
         DAQP, exactly as the Python reference does (:func:`wbc_layer.qp_builder.solve_relaxed`);
-        ``contact_slack`` (active contact name -> residual) is empty unless that happened.
+        ``contact_slack`` (active contact name -> residual) is empty unless that happened. A QP
+        with non-finite entries (a huge state or reference overflowed) is not solved:
+        ``"non_finite_problem"``. A state the core rejects raises InvalidStateError.
         """
         self._relaxed_us = 0.0
         if self._daqp is None:
-            status, x, tau, iterations, solve_us = self.core.compute(q, v, s, s_dot)
+            try:
+                status, x, tau, iterations, solve_us = self.core.compute(q, v, s, s_dot)
+            except (TypeError, ValueError) as err:  # the core rejected the state before using it
+                raise self._state_error(q, v, err) from None
         else:
             status, x, tau, iterations, solve_us = self._compute_with_daqp(q, v, s, s_dot)
-        if status in ("solved", "non_finite_torque") or not self.slack_weight > 0:
+        if status in ("solved", "non_finite_torque", "non_finite_problem") or not self.slack_weight > 0:
             return status, x, tau, iterations, solve_us, {}
         return self._compute_relaxed(solve_us)
 
+    def _state_error(self, q, v, err: Exception) -> InvalidStateError:
+        """The Python model's description of what is wrong with ``(q, v)``, else the core's."""
+        try:
+            self.robot.check_state(q, v)
+        except InvalidStateError as state_error:
+            return state_error
+        return InvalidStateError(f"the controller's core rejected the state: {err}")
+
     def _compute_with_daqp(self, q, v, s, s_dot):
         core = self.core
-        core.build(q, v, s, s_dot)
+        try:
+            core.build(q, v, s, s_dot)
+        except (TypeError, ValueError) as err:  # the core rejected the state before using it
+            raise self._state_error(q, v, err) from None
         start, solve_time = time.perf_counter(), 0.0
         self._daqp_solve_us = None
+        if not core.problem_finite:  # as the core's own tick: nothing to solve
+            return "non_finite_problem", None, None, -1, solve_time
         try:
             solution = self._daqp.solve(self.problem(with_torque_limits=False))
             solve_time += solution.solve_time_us
@@ -255,8 +281,10 @@ class CompiledTick:
         status = "solved" if np.isfinite(tau).all() else "non_finite_torque"
         return status, solution.x, tau, solution.iterations, solve_us + solution.solve_time_us, slack
 
-    def problem(self, with_torque_limits: bool = True) -> QPProblem:
-        """A copy of the last built QP."""
+    def problem(self, with_torque_limits: bool = True) -> QPProblem | None:
+        """A copy of the last built QP; None before the first."""
+        if not self.core.has_problem:
+            return None
         return QPProblem(*self.core.problem(with_torque_limits))
 
     def timings(self) -> dict[str, float]:

@@ -6,6 +6,8 @@ plain data (a YAML file's content) and rejects unknown keys with the list of val
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -14,6 +16,13 @@ from wbc_layer.errors import ConfigError
 CONTACT_KINDS = ("foot", "point")
 QP_SOLVERS = ("proxsuite", "daqp", "eiquadprog")
 BACKENDS = ("compiled", "python")
+#: Allowed ``friction_facets`` (a pyramid needs 3; 64 is far past any accuracy the QP needs).
+FRICTION_FACETS_RANGE = (3, 64)
+
+
+def _is_real(value) -> bool:
+    """A real number (int, float, numpy scalar), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,14 @@ class ContactConfig:
     on_body: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in CONTACT_KINDS:
+        for label in ("name", "frame"):
+            value = getattr(self, label)
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"contact setting {label} must be a non-empty string, got {value!r}")
+        if not isinstance(self.kind, str) or self.kind not in CONTACT_KINDS:
             raise ConfigError(f"contact {self.name!r}: kind must be one of {CONTACT_KINDS}, got {self.kind!r}")
+        # The numbers, the mode and the normal are checked by the contact built from this
+        # (wbc_layer.contacts), with messages naming the contact.
 
 
 @dataclass(frozen=True)
@@ -128,14 +143,23 @@ class ControllerConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, float) and not value >= 0:
-                raise ConfigError(f"controller setting {f.name} must be >= 0 and finite, got {value}")
-        if self.qp_solver not in QP_SOLVERS:
+            if f.type == "float" and not (_is_real(value) and math.isfinite(value) and value >= 0):
+                shown = " ".join(repr(value).split())
+                raise ConfigError(f"controller setting {f.name} must be >= 0 and finite (a number), got {shown}")
+        if not self.eps_abs > 0:
+            raise ConfigError(f"controller setting eps_abs must be > 0, got {self.eps_abs!r}")
+        if not isinstance(self.qp_solver, str) or self.qp_solver not in QP_SOLVERS:
             raise ConfigError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
-        if self.backend not in BACKENDS:
+        if not isinstance(self.backend, str) or self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
-        if self.friction_facets < 3:
-            raise ConfigError(f"friction_facets must be >= 3, got {self.friction_facets}")
+        low, high = FRICTION_FACETS_RANGE
+        facets = self.friction_facets
+        if not (isinstance(facets, numbers.Integral) and not isinstance(facets, bool) and low <= facets <= high):
+            raise ConfigError(f"friction_facets must be an integer in [{low}, {high}], got {facets!r}")
+        if not isinstance(self.torso_frame, str) or not self.torso_frame:
+            raise ConfigError(f"torso_frame must be a frame name (a non-empty string), got {self.torso_frame!r}")
+        if not isinstance(self.contacts, (tuple, list)) or not all(isinstance(c, ContactConfig) for c in self.contacts):
+            raise ConfigError(f"contacts must be a tuple of ContactConfig, got {self.contacts!r}")
         names = [c.name for c in self.contacts]
         if len(set(names)) != len(names):
             raise ConfigError(f"contact names must be unique, got {names}")
@@ -148,10 +172,14 @@ class ControllerConfig:
 
 def controller_config_from_dict(data: dict[str, Any]) -> ControllerConfig:
     """Build a :class:`ControllerConfig` from plain data; unknown keys are errors."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"a controller config must be a mapping of controller settings, got {data!r}")
     data = dict(data)
     _check_keys("controller setting", data, ControllerConfig)
     contacts = []
     for item in data.pop("contacts", ()):
+        if not isinstance(item, dict):
+            raise ConfigError(f"each contact must be a mapping of contact settings, got {item!r}")
         _check_keys("contact setting", item, ContactConfig)
         if "normal" in item:
             item = {**item, "normal": tuple(item["normal"])}

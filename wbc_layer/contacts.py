@@ -21,11 +21,88 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wbc_layer import checks
 from wbc_layer.errors import ConfigError
 from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
 
 CONTACT_MODES = ("supporting", "controlled")
+
+
+# -- the checks of the contacts' attributes (wbc_layer.observed.Observed runs them on every write) --
+def _label(contact) -> str:
+    return f"contact {contact.__dict__.get('name', '?')!r}"
+
+
+def _check_name(contact, value):
+    return checks.name(value, "the name of a contact")
+
+
+def _check_frame(contact, value):
+    return checks.frame_name(contact, value, f"{_label(contact)}: frame")
+
+
+def _check_friction(contact, value):
+    return checks.nonnegative(value, f"{_label(contact)}: friction_coefficient")
+
+
+def _check_min_normal_force(contact, value):
+    return _check_force_bounds(contact, "min_normal_force", value)
+
+
+def _check_max_normal_force(contact, value):
+    return _check_force_bounds(contact, "max_normal_force", value)
+
+
+def _check_force_bounds(contact, attribute: str, value) -> float:
+    """``0 <= min_normal_force <= max_normal_force``, both finite [N] (the other bound as stored)."""
+    value = checks.real_number(value, f"{_label(contact)}: {attribute}")
+    bounds = {name: contact.__dict__.get(name) for name in ("min_normal_force", "max_normal_force")}
+    bounds[attribute] = value
+    low, high = bounds["min_normal_force"], bounds["max_normal_force"]
+    if not (math.isfinite(value) and value >= 0 and (low is None or high is None or low <= high)):
+        got = f"{low}, {high}" if low is not None and high is not None else f"{attribute}={value}"
+        raise ConfigError(f"{_label(contact)}: need 0 <= min_normal_force <= max_normal_force (finite), got {got}")
+    return value
+
+
+def _check_active(contact, value):
+    return checks.boolean(value, f"{_label(contact)}: active")
+
+
+def _check_mode(contact, value):
+    if not isinstance(value, str) or value not in CONTACT_MODES:
+        raise ConfigError(f"{_label(contact)}: mode must be one of {CONTACT_MODES}, got {value!r}")
+    return value
+
+
+def _check_on_body(contact, value):
+    return None if value is None else checks.name(value, f"{_label(contact)}: on_body (an environment body's name or None)")
+
+
+def _half_size_check(attribute: str):
+    def check(contact, value):
+        number = checks.real_number(value, f"{_label(contact)}: foot {attribute}")
+        if not (math.isfinite(number) and number > 0):
+            raise ConfigError(f"{_label(contact)}: foot half_length and half_width must be > 0 and finite, got {attribute}={value!r}")
+        return number
+
+    return check
+
+
+def _check_normal(contact, value):
+    what = f"{_label(contact)}: normal must be a finite non-zero 3-vector"
+    try:
+        normal = checks.finite_vector(value, 3, "normal")
+    except ConfigError:
+        raise ConfigError(f"{what}, got {value!r}") from None
+    if not np.linalg.norm(normal) >= 1e-9 or np.ndim(value) != 1:
+        raise ConfigError(f"{what}, got {value!r}")
+    return tuple(float(x) for x in normal)
+
+
+def _check_dim(contact, value):
+    raise ConfigError(f"dim of {_label(contact)} is fixed by its class ({type(contact).__name__}: {type(contact).dim})")
 
 
 @dataclass
@@ -55,17 +132,19 @@ class Contact(Observed):
     dim = 0  # force dimension, set by subclasses
 
     _unobserved = ("rows_version",)  # bumped by force_constraints(), not a parameter
+    # Every public assignment is checked before it is stored (Observed): numbers finite and in
+    # range, booleans booleans, the frame one of the robot's once a controller holds the contact;
+    # name, mode and on_body are fixed once it is made (the controller is built around them).
+    _checks = {
+        "name": checks.set_once("name", _check_name), "frame": _check_frame,
+        "friction_coefficient": _check_friction, "min_normal_force": _check_min_normal_force,
+        "max_normal_force": _check_max_normal_force, "active": _check_active,
+        "mode": checks.set_once("mode", _check_mode), "on_body": checks.set_once("on_body", _check_on_body),
+        "dim": _check_dim,
+    }  # fmt: skip
 
     def __post_init__(self) -> None:
-        if self.mode not in CONTACT_MODES:
-            raise ConfigError(f"contact {self.name!r}: mode must be one of {CONTACT_MODES}, got {self.mode!r}")
-        if not (math.isfinite(self.friction_coefficient) and self.friction_coefficient >= 0):
-            raise ConfigError(f"contact {self.name!r}: friction_coefficient must be >= 0")
-        if not 0 <= self.min_normal_force <= self.max_normal_force:
-            raise ConfigError(
-                f"contact {self.name!r}: need 0 <= min_normal_force <= max_normal_force, got "
-                f"{self.min_normal_force}, {self.max_normal_force}"
-            )
+        """Nothing left to check: each field was checked as it was assigned."""
 
     # -- to be provided by subclasses -------------------------------------------------------
     def jacobian(self, robot: RobotModel) -> np.ndarray:
@@ -144,10 +223,7 @@ class FootContact(Contact):
 
     dim = 6
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not (self.half_length > 0 and self.half_width > 0):
-            raise ConfigError(f"contact {self.name!r}: foot half_length and half_width must be > 0")
+    _checks = {**Contact._checks, "half_length": _half_size_check("half_length"), "half_width": _half_size_check("half_width")}
 
     def jacobian(self, robot: RobotModel) -> np.ndarray:
         return robot.frame_jacobian(self.frame, local=True)
@@ -194,11 +270,7 @@ class PointContact(Contact):
 
     dim = 3
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        n = np.asarray(self.normal, dtype=float)
-        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
-            raise ConfigError(f"contact {self.name!r}: normal must be a finite non-zero 3-vector")
+    _checks = {**Contact._checks, "normal": _check_normal}
 
     @property
     def _basis(self) -> np.ndarray:

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wbc_layer import checks
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.config import ContactConfig, ControllerConfig
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import EnvironmentBody
-from wbc_layer.errors import ConfigError, QPSolveError, unknown_name_error
+from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
@@ -32,6 +33,8 @@ from wbc_layer.tasks import (
     Task,
 )
 
+_F64 = np.dtype(np.float64)
+
 
 def make_contact(config: ContactConfig) -> Contact:
     """The :class:`Contact` described by ``config``."""
@@ -50,12 +53,28 @@ def make_contact(config: ContactConfig) -> Contact:
     return PointContact(**common, normal=config.normal)
 
 
+def finite_problem(problem: QPProblem) -> bool:
+    """Whether ``problem``'s cost (``diag(P)``, ``q``) and equality targets ``b`` are finite: what a
+    huge but finite state or reference can overflow. ``P`` is positive semidefinite, so its
+    diagonal bounds its other entries; ``A`` (mass matrix, Jacobians) stays finite for a finite
+    ``q``, and the force rows are checked where they are made. The compiled core checks the same
+    (``Controller::problem_finite``)."""
+    diagonal = problem.P.diagonal()
+    if math.isfinite(np.add.reduce(diagonal) + np.add.reduce(problem.q) + np.add.reduce(problem.b)):
+        return True  # a finite sum has finite terms; an overflowing one is looked at entry-wise
+    return bool(np.isfinite(diagonal).all() and np.isfinite(problem.q).all() and np.isfinite(problem.b).all())
+
+
 class WholeBodyController:
     """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
 
     ``config.backend`` picks who runs the tick: ``"compiled"`` (default, one C++ call,
     :mod:`wbc_layer.compiled`) or ``"python"`` (this module's reference implementation). Both
     build the same QP from the same task and contact objects; change those through their setters.
+
+    Tasks and contacts check every value written to them (setters and attribute writes alike:
+    shape, finiteness, sign, range, frame names) before storing it, and a rejected value leaves
+    both the object and the compiled core as they were (:class:`~wbc_layer.errors.ConfigError`).
 
     Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
     ``"angular_momentum"`` (off unless ``config.angular_momentum_weight`` > 0),
@@ -71,7 +90,9 @@ class WholeBodyController:
     still), the tick solves the relaxed QP (``config.contact_slack_weight``; the result's
     ``relaxed`` and ``contact_slack`` say so), which always has one. ``QPSolveError`` is left for
     a genuine solver failure; the caller's documented fallback is then
-    :meth:`gravity_compensation_torques`.
+    :meth:`gravity_compensation_torques`. A state that is not a valid one (wrong size,
+    non-finite, a base quaternion off unit norm) raises :class:`~wbc_layer.errors.InvalidStateError`
+    instead, before anything is computed: no fallback can help there.
     """
 
     def __init__(self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = ()):
@@ -134,6 +155,8 @@ class WholeBodyController:
         self._last_timings: dict[str, float] = {}
         self._force_slices = [(name, self.layout.force(name)) for name in self.contacts]
         self._body_slices = [(name, self.layout.body(name)) for name in self.bodies]
+        for item in (*self.contacts.values(), *self.tasks.values()):
+            item._robot = robot  # their frame names and sizes are checked against it from now on
         #: the compiled tick (None with backend="python").
         self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
 
@@ -149,8 +172,9 @@ class WholeBodyController:
 
     @property
     def last_problem(self) -> QPProblem | None:
-        """The last tick's QP, torque-limit rows included. Python backend: it views the
-        builder's arrays, valid until the next compute(); compiled: a copy."""
+        """The last tick's QP, torque-limit rows included; None before the first compute().
+        Python backend: it views the builder's arrays, valid until the next compute(); compiled:
+        a copy."""
         if self.compiled is not None:
             return self.compiled.problem()
         return self._last_problem
@@ -162,38 +186,76 @@ class WholeBodyController:
 
     # -- switching ------------------------------------------------------------------------
     def contact(self, name: str) -> Contact:
-        if name not in self.contacts:
+        """The contact named ``name``; ConfigError listing the names for another one."""
+        if not isinstance(name, str) or name not in self.contacts:
             raise unknown_name_error("contact", name, list(self.contacts))
         return self.contacts[name]
 
     def task(self, name: str) -> Task:
-        if name not in self.tasks:
+        """The task named ``name``; ConfigError listing the names for another one."""
+        if not isinstance(name, str) or name not in self.tasks:
             raise unknown_name_error("task", name, list(self.tasks))
         return self.tasks[name]
 
     def add_task(self, task: Task) -> None:
-        """Register an extra task (e.g. a :class:`FramePositionTask`) under ``task.name``."""
+        """Register an extra task (e.g. a :class:`FramePositionTask`) under ``task.name``.
+
+        Raises :class:`ConfigError` for an object that is not a :class:`Task`, a name in use, a
+        frame the robot does not have, a posture task without a target of na entries, or a task
+        on a contact, body or contacts this controller does not hold."""
+        if not isinstance(task, Task):
+            raise ConfigError(
+                f"add_task takes a Task (ComTask, PostureTask, OrientationTask, FramePositionTask, BodyRestTask, "
+                f"ContactForceTask, RegularisationTask, AngularMomentumTask, or a subclass), got {task!r}"
+            )
         if task.name in self.tasks:
             raise ConfigError(f"a task named {task.name!r} exists already; names: {', '.join(self.tasks)}")
-        if isinstance(task, (OrientationTask, FramePositionTask)):
-            self.robot.frame_id(task.frame)  # fail early on a wrong frame name
+        self._check_task_fits(task)
         if self.compiled is not None:
             self.compiled.add_task(task)
+        task._robot = self.robot
         self.tasks[task.name] = task
 
+    def _check_task_fits(self, task: Task) -> None:
+        """Raise ConfigError unless ``task`` refers to this robot's frames and this controller's
+        contacts and bodies, with sizes that fit them."""
+        if isinstance(task, (OrientationTask, FramePositionTask)):
+            self.robot.frame_id(task.frame)  # fail early on a wrong frame name
+        if isinstance(task, PostureTask):
+            if task.target is None or task.target.shape != (self.robot.na,):
+                shape = None if task.target is None else task.target.shape
+                raise ConfigError(f"posture task {task.name!r} needs a target of {self.robot.na} entries (na), got {shape}")
+            for gain in (task.kp, task.kd):
+                if isinstance(gain, np.ndarray) and gain.shape != (self.robot.na,):
+                    raise ConfigError(f"the gains of posture task {task.name!r} must be scalars or {self.robot.na} entries")
+        contacts = [task.contact] if isinstance(task, ContactForceTask) else []
+        contacts += list(task.contacts) if isinstance(task, AngularMomentumTask) else []
+        for contact in contacts:
+            if self.contacts.get(contact.name) is not contact:
+                raise ConfigError(f"task {task.name!r} is on contact {contact.name!r}, which is not one of this controller's")
+        if isinstance(task, BodyRestTask) and self.bodies.get(task.body.name) is not task.body:
+            raise ConfigError(f"task {task.name!r} is on body {task.body.name!r}, which is not one of this controller's")
+
     def set_contact_active(self, name: str, active: bool) -> None:
-        """Switch a contact on (its point stops moving, may push) or off (force held at 0)."""
-        self.contact(name).active = bool(active)
+        """Switch a contact on (its point stops moving, may push) or off (force held at 0).
+
+        ``active``: a bool (or numpy bool); anything else raises :class:`ConfigError`."""
+        self.contact(name).active = active  # the contact checks it
 
     def set_force_target(self, name: str, normal_force: float, weight: float | None = None) -> None:
-        """Track a contact's normal force [N] (turns its force task on)."""
+        """Track a contact's normal force [N] (turns its force task on); ``weight`` (finite,
+        >= 0) sets the task's weight too. Raises :class:`ConfigError` for a value that is not a
+        finite real number."""
         task = self.task(f"force_{name}")
         if not task.normal_only:
             raise ConfigError(f"set_force_target sets a normal force; {task.name!r} tracks the full force vector")
+        if type(normal_force) is not float:
+            normal_force = checks.real_number(normal_force, f"force target of {task.name!r}")
+        if weight is not None and type(weight) is not float:
+            weight = checks.real_number(weight, f"weight of task {task.name!r}")
         unchanged_settings = task.active and (weight is None or task.weight == weight)
         if unchanged_settings and task.target[0] == normal_force:
             return  # unchanged (envs set their targets every physics step)
-        normal_force = float(normal_force)
         if not math.isfinite(normal_force):
             raise ConfigError(f"force target of {task.name!r} must be finite, got {normal_force}")
         if unchanged_settings:  # the target alone (what an env changes at every physics step)
@@ -201,7 +263,7 @@ class WholeBodyController:
             return
         values = {"target": np.array([normal_force]), "active": True}
         if weight is not None:
-            values["weight"] = float(weight)
+            values["weight"] = checks.nonnegative(weight, f"weight of task {task.name!r}")
         task._assign(**values)
 
     # -- the tick -------------------------------------------------------------------------
@@ -210,26 +272,42 @@ class WholeBodyController:
     ) -> WBCResult:
         """Update the model at ``(q, v)`` (pinocchio convention), build and solve the QP.
 
+        ``q`` (nq,), ``v`` (nv,) [m, -, rad; m/s, rad/s]: real numbers, all finite, and the base
+        quaternion ``q[3:7]`` (x, y, z, w) of unit norm: within
+        :data:`~wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE` (1e-6) it is used as given (a
+        simulator's are unit to ~1e-15: their arithmetic is untouched), beyond it rejected, as a
+        zero quaternion is. A state that breaks any of this raises
+        :class:`~wbc_layer.errors.InvalidStateError` naming the entries, before anything is
+        computed (the model keeps its last state).
+
         ``body_states``: environment body name -> ``(s, s_dot)``, required for every body the
-        controller was given. ``last_timings`` then holds the wall time [us] of ``update``,
-        ``build``, ``solve`` (both solves when a torque limit was hit) and ``torques``.
+        controller was given (one finite number each for a seesaw). ``last_timings`` then holds
+        the wall time [us] of ``update``, ``build``, ``solve`` (both solves when a torque limit
+        was hit) and ``torques``. Raises :class:`QPSolveError` when the QP has no solution (also
+        when its torques would not be finite: never NaN torques as "solved").
         """
         if body_states or self.bodies:
             self._update_bodies(body_states or {})
         if self.compiled is not None:
-            return self._compute_compiled(q, v)
+            return self._compute_compiled(q, v)  # the core checks the state
         return self.compute_python(q, v)
 
     def compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
         """The Python reference tick on the same tasks and contacts (environment bodies as last
         updated by :meth:`compute`), with its own warm start: what ``backend="python"`` runs.
-        The compiled backend's tests compare the two on recorded states."""
+        The compiled backend's tests compare the two on recorded states. Same checks of
+        ``(q, v)`` as :meth:`compute`."""
+        return self._compute_python(*self.robot.check_state(q, v))
+
+    def _compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
         clock = time.perf_counter
         t0 = clock()
         self.robot.update(q, v)
         t1 = clock()
         problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
         self._last_problem = problem
+        if not finite_problem(problem):  # as the compiled tick: nothing to solve
+            raise QPSolveError("non_finite_problem", problem.copy(), None)
         t2 = clock()
         # The joint- and torque-limit rows are most of the inequalities and rarely active: solve
         # without them first; if the solution respects them, it is the full problem's optimum too
@@ -269,19 +347,27 @@ class WholeBodyController:
         )
 
     def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        if not isinstance(body_states, dict):
+            raise InvalidStateError(f"body_states must be a dict of body name -> (s, s_dot), got {body_states!r}")
         missing = sorted(set(self.bodies) - set(body_states))
         if missing:
             raise ConfigError(f"compute() needs body_states for the environment bodies {missing}")
-        for name, (s, s_dot) in body_states.items():
+        for name, state in body_states.items():
             if name not in self.bodies:
                 raise unknown_name_error("environment body", name, list(self.bodies))
-            self.bodies[name].update(s, s_dot)
+            if not (isinstance(state, (tuple, list)) and len(state) == 2):
+                raise InvalidStateError(f"body_states[{name!r}] must be a pair (s, s_dot), got {state!r}")
+            self.bodies[name].update(*state)
 
     _NO_BODIES = np.zeros(0)
 
     def _compute_compiled(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
-        q = np.ascontiguousarray(q, dtype=float)
-        v = np.ascontiguousarray(v, dtype=float)
+        # The core checks sizes, finiteness and the quaternion (CompiledTick.compute turns its
+        # error into InvalidStateError); anything but float64 arrays is converted and checked here.
+        if not (type(q) is np.ndarray and q.dtype == _F64 and type(v) is np.ndarray and v.dtype == _F64):
+            q, v = self.robot.check_state(q, v)
+        q = np.ascontiguousarray(q)
+        v = np.ascontiguousarray(v)
         if self.bodies:
             s = np.concatenate([body.s for body in self.bodies.values()])
             s_dot = np.concatenate([body.s_dot for body in self.bodies.values()])
@@ -302,7 +388,10 @@ class WholeBodyController:
         """(na,) static torques for the last updated configuration (the fallback) [N m].
 
         Falls back further to the actuated part of generalized gravity, clipped to the
-        torque limits, if even the static QP has no solution; never returns NaN.
+        torque limits, if even the static QP has no solution (or its solver stops at its
+        iteration cap: it returns within a few ms); never returns NaN. Raises
+        :class:`~wbc_layer.errors.InvalidStateError` at once if the model's last state (or the
+        terms computed from it) is not finite: there are no torques to give for it.
         """
         try:
             tau = gravity_compensation(

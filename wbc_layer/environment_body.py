@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pinocchio as pin
 
-from wbc_layer.errors import ConfigError
+from wbc_layer.errors import ConfigError, InvalidStateError
 from wbc_layer.lazy import LazyTerm
 
 GRAVITY = 9.81  # [m/s^2]
@@ -98,11 +98,24 @@ class SeesawBody(EnvironmentBody):
         """Set the tilt ``s = [theta]`` [rad] and rate ``s_dot`` [rad/s]. The terms that follow
         (``rotation``, ``centre``, ``mass_matrix`` M_s, ``bias`` h_s) are computed when first read
         after it: the compiled controller reads only ``s`` and ``s_dot`` (it computes them itself),
-        and the envs update the board at every physics step."""
-        theta, theta_dot = float(np.asarray(s).reshape(-1)[0]), float(np.asarray(s_dot).reshape(-1)[0])
+        and the envs update the board at every physics step.
+
+        Raises :class:`InvalidStateError` unless each holds one finite real number."""
+        theta, theta_dot = self._coordinate(s, "s"), self._coordinate(s_dot, "s_dot")
         self.theta, self.theta_dot = theta, theta_dot
         self.s, self.s_dot = np.array([theta]), np.array([theta_dot])
         self._pending = True
+
+    def _coordinate(self, value, what: str) -> float:
+        """The one finite entry of ``value`` (a number or a (1,) array), else InvalidStateError."""
+        if not isinstance(value, (str, bytes)):
+            try:
+                array = np.asarray(value, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                array = None
+            if array is not None and array.shape == (1,) and math.isfinite(array[0]):
+                return float(array[0])
+        raise InvalidStateError(f"seesaw {self.name!r}: {what} must be one finite number (the tilt's), got {value!r}")
 
     rotation = LazyTerm()  # (3, 3) the board's orientation, world axes
     d_rotation = LazyTerm()  # (3, 3) d rotation / d theta

@@ -13,6 +13,14 @@ class ConfigError(WBCError, ValueError):
     """A configuration value or name is invalid; the message lists what is allowed."""
 
 
+class InvalidStateError(WBCError, ValueError):
+    """A robot or environment-body state given to the controller is invalid: a wrong size, a
+    non-finite entry, or a base quaternion that is not of unit norm. The message names the entries.
+
+    Not a :class:`QPSolveError`: the documented fallback (gravity compensation) needs a valid
+    state too, and raises this error for the same state."""
+
+
 class RobotModelError(WBCError):
     """A robot description could not be loaded or does not fit the controller."""
 
@@ -35,4 +43,5 @@ class QPSolveError(WBCError):
 
 def unknown_name_error(kind: str, name: str, valid: list[str] | tuple[str, ...]) -> ConfigError:
     """A :class:`ConfigError` for an unknown ``name`` of ``kind``, listing the valid names."""
-    return ConfigError(f"unknown {kind} {name!r}; valid {kind}s are: {', '.join(sorted(valid))}")
+    shown = " ".join(repr(name).split())  # an array's repr on one line
+    return ConfigError(f"unknown {kind} {shown}; valid {kind}s are: {', '.join(sorted(valid))}")

@@ -46,6 +46,7 @@ import numpy as np
 
 from wbc_layer.contacts import Contact
 from wbc_layer.environment_body import EnvironmentBody
+from wbc_layer.errors import QPSolveError
 from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import DaqpSolver, QPProblem, QPSolution, relax_equalities
@@ -88,9 +89,12 @@ def solve_relaxed(
     """Solve the relaxed QP of ``problem`` (the full problem, torque-limit rows included).
 
     Returns the solution and, per active contact, its acceleration residual
-    ``J_i qdd + Jdot_i v`` (its rows of ``A x - b``). Raises :class:`QPSolveError` on failure.
+    ``J_i qdd + Jdot_i v`` (its rows of ``A x - b``). Raises :class:`QPSolveError` on failure,
+    with status ``"infeasible_no_active_contact"`` when no contact is active (nothing to relax).
     """
     rows = contact_acceleration_rows(layout, contacts)
+    if not rows:
+        raise QPSolveError("infeasible_no_active_contact", problem)
     solution = solver.solve(relax_equalities(problem, np.concatenate(list(rows.values())), weight))
     slack = {name: problem.A[r] @ solution.x - problem.b[r] for name, r in rows.items()}
     return solution, slack

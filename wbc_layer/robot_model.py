@@ -12,17 +12,29 @@ applies it as a passive force, so the controller must pay for it). Armature is i
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-from wbc_layer.errors import RobotModelError, unknown_name_error
+from wbc_layer.errors import InvalidStateError, RobotModelError, unknown_name_error
 from wbc_layer.lazy import LazyTerm
 from wbc_layer.mjcf_actuators import read_motor_torque_limits
 
 LOCAL = pin.ReferenceFrame.LOCAL
 LOCAL_WORLD_ALIGNED = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+#: |norm(q[3:7]) - 1| allowed of the base quaternion (xyzw) in a state given to the controller.
+#: Within it the quaternion is used as given (a simulator's are normalised to ~1e-15, float32
+#: storage leaves ~1e-7; the rotation it describes is then off by at most ~2e-6 relative), so a
+#: valid state's arithmetic is untouched. Beyond it the state is rejected (InvalidStateError):
+#: pinocchio would use a scaled rotation (a quaternion of norm 2 moved the torques by up to
+#: 71.5 N m), and normalising silently would hide the caller's bug. The compiled core uses the
+#: same value (core/controller.hpp, kQuaternionNormTolerance).
+QUATERNION_NORM_TOLERANCE = 1e-6
+_F64 = np.dtype(np.float64)
+_MAX_LISTED = 6  # non-finite entries named in a message
 
 
 class RobotModel:
@@ -104,11 +116,21 @@ class RobotModel:
         return self.model.nv
 
     def update(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Compute all terms at configuration ``q`` (nq,) and velocity ``v`` (nv,)."""
+        """Compute all terms at configuration ``q`` (nq,) and velocity ``v`` (nv,).
+
+        Raises :class:`InvalidStateError` for a wrong size; the values are not checked (see
+        :meth:`check_state`)."""
         model, data = self.model, self.data
+        if type(q) is not np.ndarray or q.dtype != _F64:
+            q = self._state_vector(q, "q", model.nq)
+        if type(v) is not np.ndarray or v.dtype != _F64:
+            v = self._state_vector(v, "v", model.nv)
+        if q.shape != (model.nq,) or v.shape != (model.nv,):
+            raise InvalidStateError(
+                f"q must have shape ({model.nq},) and v ({model.nv},) (nq, nv), got {q.shape} and {v.shape}"
+            )
         self._pending = None
-        self._q = q = np.asarray(q, dtype=float)
-        self._v = v = np.asarray(v, dtype=float)
+        self._q, self._v = q, v
         pin.computeAllTerms(model, data, q, v)
         M = data.M.copy()
         M[self._lower] = M.T[self._lower]  # NOTE: crba fills only the upper triangle
@@ -126,6 +148,59 @@ class RobotModel:
         pin.updateFramePlacements(model, data)
         self._gravity = None
         self._frame_cache.clear()
+
+    def check_state(self, q, v) -> tuple[np.ndarray, np.ndarray]:
+        """``(q, v)`` as float64 arrays if they are a valid state, else :class:`InvalidStateError`
+        naming what is wrong: ``q`` (nq,) and ``v`` (nv,) of real numbers, all finite, and a base
+        quaternion ``q[3:7]`` of unit norm to :data:`QUATERNION_NORM_TOLERANCE`.
+
+        A float64 array of the right shape is not copied (the controller runs this every tick).
+        """
+        q = self._state_vector(q, "q", self.model.nq)
+        v = self._state_vector(v, "v", self.model.nv)
+        if not math.isfinite(np.add.reduce(q) + np.add.reduce(v)):  # a finite sum: finite entries
+            self._check_finite(q, v)  # (a sum of huge finite entries may overflow: look closer)
+        quaternion = q[3:7]
+        norm = math.hypot(*quaternion.tolist())  # (no overflow warning for a huge one)
+        if not abs(norm - 1.0) <= QUATERNION_NORM_TOLERANCE:
+            raise InvalidStateError(
+                f"the base quaternion q[3:7] (x, y, z, w) must have unit norm (to {QUATERNION_NORM_TOLERANCE:g}), "
+                f"got norm {norm!r} for {quaternion}; normalise it"
+            )
+        return q, v
+
+    @staticmethod
+    def _state_vector(value, name: str, size: int) -> np.ndarray:
+        if type(value) is np.ndarray and value.dtype == _F64 and value.shape == (size,):
+            return value
+        if isinstance(value, (str, bytes)) or value is None:
+            raise InvalidStateError(f"{name} must be an array of {size} real numbers, got {value!r}")
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):  # a ragged list
+            raise InvalidStateError(f"{name} must be an array of {size} real numbers, got {value!r}") from None
+        if array.dtype.kind not in "iuf":
+            raise InvalidStateError(f"{name} must be an array of {size} real numbers, got dtype {array.dtype}")
+        if array.shape != (size,):
+            raise InvalidStateError(f"{name} must have shape ({size},), got shape {array.shape}")
+        return np.ascontiguousarray(array, dtype=float)
+
+    def _check_finite(self, q: np.ndarray, v: np.ndarray) -> None:
+        bad = []
+        for name, values, labels in (("q", q, self._q_labels()), ("v", v, self._v_labels())):
+            bad += [f"{name}[{i}] ({labels[i]}) = {values[i]}" for i in np.flatnonzero(~np.isfinite(values))]
+        if bad:
+            more = f" and {len(bad) - _MAX_LISTED} more" if len(bad) > _MAX_LISTED else ""
+            raise InvalidStateError(f"the state has non-finite entries: {', '.join(bad[:_MAX_LISTED])}{more}")
+
+    def _q_labels(self) -> list[str]:
+        joints = [f"joint {name!r}" for name in self.joint_names]
+        base = [f"base position {axis}" for axis in "xyz"] + [f"base quaternion {axis}" for axis in "xyzw"]
+        return base + (joints if len(joints) == self.model.nq - 7 else [f"q {i}" for i in range(7, self.model.nq)])
+
+    def _v_labels(self) -> list[str]:
+        base = [f"base linear velocity {axis}" for axis in "xyz"] + [f"base angular velocity {axis}" for axis in "xyz"]
+        return base + [f"joint {name!r}" for name in self.joint_names]
 
     def defer_update(self, q: np.ndarray, v: np.ndarray) -> None:
         """Record ``(q, v)``; :meth:`update` runs on the first read of a term."""
@@ -172,7 +247,8 @@ class RobotModel:
             if self.model.existFrame(name, frame_type):
                 self._frame_ids[name] = self.model.getFrameId(name, frame_type)
                 return self._frame_ids[name]
-        names = sorted({f.name for f in self.model.frames})
+        accepted = (pin.FrameType.OP_FRAME, pin.FrameType.BODY)  # joint frames are not looked up
+        names = sorted({f.name for f in self.model.frames if f.type in accepted})
         raise unknown_name_error("frame", name, names)
 
     def frame_placement(self, name: str) -> pin.SE3:

@@ -8,46 +8,154 @@ them into the desired task acceleration ``a* = a_ff - kp e - kd e_dot`` and the 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
 
+from wbc_layer import checks
+from wbc_layer.checks import finite_vector
+from wbc_layer.contacts import Contact
+from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError
 from wbc_layer.layout import QPLayout
 from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
 
+__all__ = ["finite_vector"]  # re-exported: wbc_layer.compiled and older callers import it from here
 
-def finite_vector(value, size: int, what: str) -> np.ndarray:
-    """Copy ``value`` into a finite float array of shape (size,), else raise ConfigError.
 
-    The envs call this for their references at every physics step: a float64 array of the right
-    shape is copied directly, and finiteness is checked on the sum first (a finite sum has finite
-    terms; the entry-wise check only runs when it is not).
-    """
-    if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (size,):
-        array = value.copy()
-    else:
-        array = np.array(value, dtype=float)
-        array = array.reshape(-1) if array.ndim else np.full(size, float(array))
-        if array.shape != (size,):
-            raise ConfigError(f"{what} must have {size} entries, got shape {np.shape(value)}")
-    if not math.isfinite(np.add.reduce(array)) and not np.isfinite(array).all():
-        raise ConfigError(f"{what} must be finite, got {array}")
-    return array
+# -- the checks of the tasks' attributes (wbc_layer.observed.Observed runs them on every write) --
+def _label(task) -> str:
+    return f"task {task.__dict__.get('name', '?')!r}"
+
+
+def _robot(obj) -> RobotModel | None:
+    """The robot of the controller holding ``obj`` (set when the controller takes it), or None."""
+    return obj.__dict__.get("_robot")
+
+
+def _check_name(task, value):
+    return checks.name(value, "the name of a task")
+
+
+def _check_weight(task, value):
+    return checks.nonnegative(value, f"weight of {_label(task)}")
+
+
+def _check_active(task, value):
+    return checks.boolean(value, f"active of {_label(task)}")
+
+
+def _gain_check(attribute: str):
+    def check(task, value):
+        what = f"{attribute} of {_label(task)}"
+        if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 0:
+            rows = task._gain_rows()
+            gains = checks.finite_array_1d(value, what) if rows is None else finite_vector(value, rows, what)
+            if (gains < 0).any():
+                raise ConfigError(f"{what} must be >= 0 and finite, got {gains}")
+            return gains
+        return checks.nonnegative(value, what)
+
+    return check
+
+
+def _vector_check(attribute: str, size: int = 3):
+    def check(task, value):
+        return finite_vector(value, size, f"{attribute} of {_label(task)}")
+
+    return check
+
+
+def _check_frame(task, value):
+    return checks.frame_name(task, value, f"frame of {_label(task)}")
+
+
+def _check_posture_target(task, value):
+    current = task.__dict__.get("target")
+    if value is None:
+        if current is None:
+            return None  # no target yet (set_target gives one)
+        raise ConfigError(f"target of {_label(task)} must be {current.size} finite numbers [rad], got None")
+    size, what = task._gain_rows(), f"target of {_label(task)}"
+    target = checks.finite_array_1d(value, what) if size is None else finite_vector(value, size, what)
+    for gain in ("kp", "kd"):
+        gains = task.__dict__.get(gain)
+        if isinstance(gains, np.ndarray) and gains.shape != target.shape:
+            raise ConfigError(f"target of {_label(task)} must have as many entries as its {gain} ({gains.size}), got {target.size}")
+    return target
+
+
+def _check_orientation_target(task, value):
+    return checks.rotation_matrix(value, f"orientation target of {task.__dict__.get('name', '?')!r}")
+
+
+def _check_body(task, value):
+    if not isinstance(value, EnvironmentBody):
+        raise ConfigError(f"body of {_label(task)} must be an EnvironmentBody, got {value!r}")
+    return value
+
+
+def _check_body_target(task, value):
+    if value is None:
+        if task.__dict__.get("target") is None:
+            return None  # the default: 0
+        raise ConfigError(f"target of {_label(task)} must be {task.body.dof} finite numbers, got None")
+    return finite_vector(value, task.body.dof, f"target of {_label(task)}")
+
+
+def _scalar_gain_check(attribute: str):
+    def check(task, value):
+        return checks.nonnegative(value, f"{attribute} of {_label(task)}")
+
+    return check
+
+
+def _check_contact(task, value):
+    if not isinstance(value, Contact):
+        raise ConfigError(f"contact of {_label(task)} must be a Contact, got {value!r}")
+    return value
+
+
+def _check_normal_only(task, value):
+    value = checks.boolean(value, f"normal_only of {_label(task)}")
+    if "normal_only" in task.__dict__ and value != task.normal_only:
+        raise ConfigError(
+            f"normal_only of {_label(task)} changes the size of its target: call "
+            f"set_target(target, normal_only={value}) to change both, got normal_only={value} alone"
+        )
+    return value
+
+
+def _check_force_target(task, value):
+    size = 1 if task.normal_only else task.contact.dim
+    if value is None and "target" not in task.__dict__:
+        return np.zeros(size)  # the default: no force
+    return finite_vector(value, size, f"force target of {task.__dict__.get('name', '?')!r}")
+
+
+def _check_contacts(task, value):
+    if not isinstance(value, (tuple, list)) or not all(isinstance(c, Contact) for c in value):
+        raise ConfigError(f"contacts of {_label(task)} must be a tuple of Contacts, got {value!r}")
+    return tuple(value)
 
 
 @dataclass
 class Task(Observed):
-    """Base of all cost terms. ``weight`` >= 0 scales the squared residual.
+    """Base of all cost terms. ``weight`` >= 0 (finite) scales the squared residual.
 
-    A compiled controller holding the task hears every public assignment (:class:`Observed`)."""
+    Every public assignment is checked before it is stored (shape, finiteness, sign, range: a
+    :class:`~wbc_layer.errors.ConfigError` names the task and the attribute, and the old value
+    stays), and a compiled controller holding the task hears it (:class:`Observed`). ``name``
+    and the objects a task is built on (a contact, a body) are fixed once it is made.
+    """
 
     name: str
     weight: float = 1.0
     active: bool = True
+
+    _checks = {"name": checks.set_once("name", _check_name), "weight": _check_weight, "active": _check_active}
 
     def residual(self, robot: RobotModel, layout: QPLayout) -> tuple[np.ndarray, np.ndarray]:
         """``(A (m, nx), b (m,))`` of the term ``||A x - b||^2``."""
@@ -65,11 +173,17 @@ class Task(Observed):
 class MotionTask(Task):
     """A task on an acceleration ``J qdd + Jdot v`` tracked with PD feedback.
 
-    ``kp`` [1/s^2] and ``kd`` [1/s] are scalars or per-row arrays.
+    ``kp`` [1/s^2] and ``kd`` [1/s] are scalars or per-row arrays, finite and >= 0.
     """
 
     kp: float | np.ndarray = 100.0
     kd: float | np.ndarray = 20.0
+
+    _checks = {**Task._checks, "kp": _gain_check("kp"), "kd": _gain_check("kd")}
+
+    def _gain_rows(self) -> int | None:
+        """Rows of the task (the size of a per-row ``kp``), None when not known."""
+        return None
 
     def jacobian(self, robot: RobotModel) -> np.ndarray:
         raise NotImplementedError
@@ -109,6 +223,14 @@ class ComTask(MotionTask):
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     acceleration: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
+    _checks = {
+        **MotionTask._checks, "position": _vector_check("position"), "velocity": _vector_check("velocity"),
+        "acceleration": _vector_check("acceleration"),
+    }  # fmt: skip
+
+    def _gain_rows(self) -> int:
+        return 3
+
     def set_reference(self, position, velocity=None, acceleration=None) -> None:
         """Set the CoM reference; each argument (3,), finite, copied; velocity and acceleration
         default to zero."""
@@ -138,12 +260,24 @@ class ComTask(MotionTask):
 
 @dataclass
 class PostureTask(MotionTask):
-    """Actuated joints to ``target`` (na,) [rad]; base rows are not part of this task."""
+    """Actuated joints to ``target`` (na,) [rad]; base rows are not part of this task.
+
+    Its size is fixed by the first target (a controller's: na); per-row gains have as many."""
 
     target: np.ndarray | None = None
 
+    _checks = {**MotionTask._checks, "target": _check_posture_target}
+
+    def _gain_rows(self) -> int | None:
+        target = self.__dict__.get("target")
+        if target is not None:
+            return target.size
+        robot = _robot(self)
+        return None if robot is None else robot.na
+
     def set_target(self, target) -> None:
-        self.target = np.array(target, dtype=float)
+        """Joint targets (na,) [rad], finite, copied."""
+        self.target = target
 
     def jacobian(self, robot):
         if getattr(self, "_jacobian", None) is None or self._jacobian.shape != (robot.na, robot.nv):
@@ -172,10 +306,13 @@ class OrientationTask(MotionTask):
     frame: str = "torso"
     target: np.ndarray = field(default_factory=lambda: np.eye(3))
 
+    _checks = {**MotionTask._checks, "frame": _check_frame, "target": _check_orientation_target}
+
+    def _gain_rows(self) -> int:
+        return 3
+
     def set_target(self, rotation) -> None:
-        rotation = np.array(rotation, dtype=float)
-        if rotation.shape != (3, 3) or not np.allclose(rotation @ rotation.T, np.eye(3), atol=1e-6):
-            raise ConfigError(f"orientation target of {self.name!r} must be a 3x3 rotation matrix")
+        """The frame's target orientation, a (3, 3) rotation matrix (world axes), copied."""
         self.target = rotation
 
     def jacobian(self, robot):
@@ -203,6 +340,14 @@ class FramePositionTask(MotionTask):
     frame: str = ""
     position: np.ndarray = field(default_factory=lambda: np.zeros(3))
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    _checks = {
+        **MotionTask._checks, "frame": _check_frame, "position": _vector_check("position"),
+        "velocity": _vector_check("velocity"),
+    }  # fmt: skip
+
+    def _gain_rows(self) -> int:
+        return 3
 
     def set_reference(self, position, velocity=None) -> None:
         """Set the frame's position [m] and velocity [m/s] references, (3,) each, finite, copied;
@@ -238,9 +383,14 @@ class BodyRestTask(Task):
     kd: float = 5.0
     target: np.ndarray | None = None
 
+    _checks = {
+        **Task._checks, "body": checks.set_once("body", _check_body), "kp": _scalar_gain_check("kp"),
+        "kd": _scalar_gain_check("kd"), "target": _check_body_target,
+    }  # fmt: skip
+
     def set_target(self, target) -> None:
-        """Coordinates to hold the body at, (dof,) [SI per coordinate]."""
-        self.target = finite_vector(target, self.body.dof, f"target of {self.name!r}")
+        """Coordinates to hold the body at, (dof,) [SI per coordinate], finite, copied."""
+        self._assign(target=finite_vector(target, self.body.dof, f"target of {self.name!r}"))
 
     def residual(self, robot, layout):
         body = self.body
@@ -255,16 +405,29 @@ class ContactForceTask(Task):
     """A contact's force to ``target`` [N, N m] (a controlled contact of *Partial Force Control*).
 
     ``normal_only``: track only the normal component (a scalar target); else the full force
-    vector in the contact's force coordinates.
+    vector in the contact's force coordinates. ``target`` (1,) or (contact.dim,), default zero;
+    change ``normal_only`` with :meth:`set_target`, which changes both together.
     """
 
     contact: object = None  # wbc_layer.contacts.Contact
     normal_only: bool = True
-    target: np.ndarray = field(default_factory=lambda: np.zeros(1))
+    target: np.ndarray | None = None
 
-    def set_target(self, target) -> None:
-        size = 1 if self.normal_only else self.contact.dim
-        self.target = finite_vector(target, size, f"force target of {self.name!r}")
+    _checks = {
+        **Task._checks, "contact": checks.set_once("contact", _check_contact), "normal_only": _check_normal_only,
+        "target": _check_force_target,
+    }  # fmt: skip
+
+    def set_target(self, target, normal_only: bool | None = None) -> None:
+        """The force target [N, N m]: (1,) the normal force, or, with ``normal_only=False``, the
+        full force vector (contact.dim,); ``normal_only`` None keeps the current choice."""
+        if normal_only is None or normal_only is self.normal_only:
+            size = 1 if self.normal_only else self.contact.dim
+            self._assign(target=finite_vector(target, size, f"force target of {self.name!r}"))
+            return
+        normal_only = checks.boolean(normal_only, f"normal_only of {_label(self)}")
+        size = 1 if normal_only else self.contact.dim
+        self._assign(normal_only=normal_only, target=finite_vector(target, size, f"force target of {self.name!r}"))
 
     def diagonal_residual(self, robot, layout):
         """A normal-force target on a contact whose normal is one of its force coordinates
@@ -296,6 +459,11 @@ class RegularisationTask(Task):
 
     qdd_weight: float = 1e-4
     force_weight: float = 1e-6
+
+    _checks = {
+        **Task._checks, "qdd_weight": _scalar_gain_check("qdd_weight"),
+        "force_weight": _scalar_gain_check("force_weight"),
+    }  # fmt: skip
 
     def residual(self, robot, layout):
         _, scale, target = self.diagonal_residual(robot, layout)
@@ -331,6 +499,8 @@ class AngularMomentumTask(Task):
 
     damping: float = 10.0
     contacts: tuple = ()
+
+    _checks = {**Task._checks, "damping": _scalar_gain_check("damping"), "contacts": checks.set_once("contacts", _check_contacts)}
 
     def wrench_moment_rows(self, robot: RobotModel, layout: QPLayout) -> np.ndarray:
         """(3, nx): the contact wrenches' moment about the CoM [N m] as rows on ``x``."""
