@@ -25,6 +25,10 @@ class BridgeError(ValueError):
     """The MuJoCo model and the controller's model do not match."""
 
 
+class NonFiniteTorqueError(ValueError):
+    """Torques handed to :meth:`SimBridge.torques_to_ctrl` hold NaN or inf (nothing was written)."""
+
+
 class SimBridge:
     """Converts between a MuJoCo model holding the robot and the controller's joint order.
 
@@ -100,7 +104,8 @@ class SimBridge:
     def torques_to_ctrl(self, tau: np.ndarray, ctrl: np.ndarray) -> None:
         """Write joint torques ``tau`` (na,) [N m] into ``ctrl`` (nu,) as ``tau / gear``, clipped.
 
-        Raises ``ValueError`` on a non-finite torque: the simulation never receives NaN.
+        Raises :class:`NonFiniteTorqueError` (a ``ValueError``) on a non-finite torque, before
+        writing anything: the simulation never receives NaN.
         """
         tau = np.asarray(tau, dtype=float)
         if tau.shape != self._tau_shape:
@@ -108,7 +113,7 @@ class SimBridge:
         # A finite sum has finite terms (the entry-wise check only runs when it is not).
         if not math.isfinite(np.add.reduce(tau)) and not np.isfinite(tau).all():
             bad = np.flatnonzero(~np.isfinite(tau)).tolist()
-            raise ValueError(f"non-finite torques for joints {[self.joint_names[i] for i in bad]}")
+            raise NonFiniteTorqueError(f"non-finite torques for joints {[self.joint_names[i] for i in bad]}")
         # ndarray.clip is what np.clip calls (the same values), without np.clip's dispatch.
         ctrl[self._ctrl_index] = (tau / self.gear).clip(self.ctrl_min, self.ctrl_max)
 

@@ -5,7 +5,9 @@ only when a change of the envs' *behaviour* is intended (it was recorded at the 
 ``humanoid_env.envs.estimation`` was added; the wall's rollout again on 2026-12-01, when the wall
 scene's friction cones became elliptic; all three again on 2026-12-01, when the core's eiquadprog
 solve began to eliminate the equalities first: the same QP optimum rounded differently, which
-moved these torques by at most 3e-8 N m (the seesaw's; 1e-9 on flat ground), observations by one float32 ulp)."""
+moved these torques by at most 3e-8 N m (the seesaw's; 1e-9 on flat ground), observations by one float32 ulp;
+on 2026-12-02 the observations' ``previous_action`` block alone, rewritten in place to the action just applied,
+when it stopped lagging one step: nothing else was re-recorded)."""
 
 from __future__ import annotations
 

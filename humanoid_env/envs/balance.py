@@ -66,10 +66,15 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     | com_velocity | 3 | CoM velocity [m/s] |
     | com_target_relative | 3 | CoM target minus support centre [m] |
     | foot_forces | 6 | MuJoCo-measured force on the left, right foot, world axes, divided by m g [-] |
-    | previous_action | k | the previous (clipped) action |
+    | previous_action | k | the action just applied (clipped): ``a_t`` after ``step(a_t)``, zeros after ``reset()`` |
 
-    The observation is never NaN: if the simulation becomes non-finite, the episode ends with
-    ``info["nonfinite_state"] = True`` and the last finite observation is returned.
+    The observation is never NaN or inf: if the simulation's state, the estimated state (with
+    ``estimation``, checked before the controller sees it), the torques or the observation itself
+    become non-finite, the episode ends (``terminated``, ``info["nonfinite_state"] = True``,
+    ``info["termination"]`` says which) and the last finite observation is returned; MuJoCo never
+    receives a non-finite torque. A ``reset()`` whose state or observation is not finite raises
+    :class:`~humanoid_env.envs.base.NonFiniteStateError` (a ``RuntimeError`` naming the blocks)
+    instead of returning it.
 
     ## Task: the CoM target
 
@@ -113,6 +118,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     Terminated when the pelvis is lower than ``min_base_height_m`` = 0.45 m above the support
     centre, tilts more than ``max_tilt_rad`` = 0.7 rad, or the simulation becomes non-finite.
     Truncated by the time limit: ``max_episode_steps=1000`` (20 s) in the registration.
+    ``info["termination"]`` says why an episode was terminated: ``"fell"``, ``"nonfinite_state"``,
+    ``"nonfinite_estimate"``, ``"nonfinite_torques"``, ``"nonfinite_observation"`` (each also sets
+    ``fell`` and ``nonfinite_state``), or a task's own reason (the wall env's
+    ``"hand_contact_lost"``); None while the episode goes on (and at a time-limit truncation).
 
     ## info
 
@@ -128,7 +137,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     scenario lifted one; empty outside wbc mode),
     ``wbc_solve_time_us`` (mean QP time this step [us], wall-clock: only with
     ``timing_in_info=True``, off by default so that two identical steps give the same ``info``, as
-    env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``, ``time`` [s],
+    env checkers require; ``training.evaluate`` turns it on), ``fell``, ``nonfinite_state``,
+    ``termination`` (see Episode end), ``time`` [s],
     ``push_force`` (3,) [N], ``pushes_total``, ``pushes_survived``, ``reward_<name>``; with
     ``estimation``: ``estimate``, the estimate minus the true state at this time (delay included):
     ``base_rpy_error_rad`` (3,) [rad], ``base_linear_velocity_error_mps`` (3,) [m/s],
@@ -153,25 +163,31 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     ## Arguments
 
-    Every keyword above, plus ``render_mode`` (None, "rgb_array", "human"), ``render_width`` = 480,
-    ``render_height`` = 360 [px], ``robot`` = "hubo_lite" (a name of ``humanoid_env.robots.ROBOTS``
-    or a :class:`~humanoid_env.robots.RobotDescription`: the model, frames, home posture and
+    Every keyword above, plus ``frame_skip`` = 10 (physics steps per env step: an integer, ``int``
+    or numpy integer, in [1, 1000]; a float such as 10.0 is rejected), ``render_mode`` (None,
+    "rgb_array", "human"; "human" needs a display: without ``DISPLAY`` or ``WAYLAND_DISPLAY`` on
+    Linux ``render()`` raises :class:`~humanoid_env.envs.rendering.RenderError`, as it does, again
+    at every call, once offscreen rendering failed in the process), ``render_width`` = 480,
+    ``render_height`` = 360 [px] (integers in [1, 4096]), ``robot`` = "hubo_lite" (a name of
+    ``humanoid_env.robots.ROBOTS`` or a :class:`~humanoid_env.robots.RobotDescription`: the model, frames, home posture and
     controller settings; sizes of action and observation follow from it), ``push_body`` = None
     (the robot's push body: Hubo-lite's "torso"), ``qp_solver`` = "eiquadprog" (or
     "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
     "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False
     (see info), ``randomise`` = None (plant mismatch: the simulated robot's link masses and CoMs,
     joint damping and armature, contact friction and actuator strength drawn at each reset while
-    the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, see
+    the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, each scale's
+    ``hi`` at most 10, the friction's at most 3, see
     :mod:`humanoid_env.envs.randomisation`; the draws are in reset's ``info["randomisation"]``, and the
     same seed draws the same), ``estimation`` = None (estimated state: the controller and the
     observation see the state late, noisy and biased instead of the simulator's exact state, and
     the torques reach the joints late: white noise and a first-order Gauss-Markov bias on the
     base orientation [rad], base linear [m/s] and angular [rad/s] velocity and the joint
     velocities [rad/s], noise on the joint positions [rad], sensing and actuation delays of whole
-    physics steps; "moderate", "hard" or a dict of settings, see
-    :mod:`humanoid_env.envs.estimation`; reward, termination and ``info`` keep the true state;
-    combines with ``randomise``), ``leg_odometry_s`` = None (with ``estimation``, wbc mode: the
+    physics steps; "moderate", "hard" or a dict of settings, each standard deviation at most
+    0.5 rad (orientation, joint positions), 2 m/s (base linear velocity), 5 rad/s (base angular
+    velocity) or 20 rad/s (joint velocities), see :mod:`humanoid_env.envs.estimation`; reward,
+    termination and ``info`` keep the true state; combines with ``randomise``), ``leg_odometry_s`` = None (with ``estimation``, wbc mode: the
     supporting feet's velocity relative to their support, low-passed with this time constant [s],
     is taken out of the estimated base linear velocity before anything uses it, see
     :mod:`humanoid_env.envs.odometry`; ``info["estimate"]["leg_odometry_correction_mps"]`` (3,)
@@ -179,9 +195,12 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     :mod:`wbc_layer.contact_guard`: True or a dict of ``ContactGuardSettings`` fields; a foot
     whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
     force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it
-    lowered the push envelope, see the module). Unknown keywords raise ``ValueError``
-    listing the valid ones; invalid values raise ``ValueError`` naming the keyword. Defaults:
-    ``HumanoidBalanceEnv.DEFAULTS``.
+    lowered the push envelope, see the module). ``reference_feedforward`` and ``timing_in_info``
+    are booleans (``bool`` or ``numpy.bool_``; the string "False" is rejected). Unknown keywords
+    raise ``ValueError`` listing the valid ones; an invalid value raises ``ValueError`` reading
+    ``"<keyword> must be ..., got ..."`` (a robot description's ``controller_overrides`` are
+    checked at construction too: ``"robot.controller_overrides['com_kp'] must be a number, got 'abc'"``).
+    Defaults: ``HumanoidBalanceEnv.DEFAULTS``.
 
     ## Version history
 
@@ -203,6 +222,16 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
       felled it in 0 of 20 episodes); the controller's joint-limit rows are on
       (``ControllerConfig.joint_limit_horizon_s`` = 0.05 s, was 0). The shipped policy was
       retrained for both.
+    - 2026-12-02: the observation's ``previous_action`` block holds the action just applied
+      (``a_t`` after ``step(a_t)``, clipped; zeros after a reset); it lagged one step (``a_{t-1}``),
+      so the policy never saw the action ``action_rate`` compares its next one with. Rewards,
+      states and every other block are unchanged bit for bit (the three envs, all action modes,
+      with and without estimation and randomisation, 60 steps each). The shipped policies,
+      trained with the late block, were re-checked (``tests/test_shipped_policies.py``). Also
+      new: ``info["termination"]``; a non-finite estimate or torque ends the episode
+      (``"nonfinite_estimate"``, ``"nonfinite_torques"``), a non-finite reset raises
+      ``NonFiniteStateError``; stricter keyword checks (``frame_skip`` an integer in [1, 1000],
+      booleans, the bounds of ``estimation`` and ``randomise``).
     """
 
     DEFAULTS = BALANCE_DEFAULTS

@@ -14,6 +14,7 @@ One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz polic
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +25,16 @@ import numpy as np
 from humanoid_env.envs.actuation import Actuation, PDActuation, TorqueActuation, WbcActuation
 from humanoid_env.envs.estimation import ActuationDelay, StateEstimator, state_estimation
 from humanoid_env.envs.kwargs import (
+    check_bool,
     check_choice,
+    check_int,
     check_range,
     check_scalar,
     check_vector,
+    is_bool,
+    is_number,
+    keyword_error,
+    naming,
     resolve_kwargs,
     resolve_preset,
 )
@@ -36,8 +43,8 @@ from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.randomisation import PlantRandomiser, plant_randomisation
 from humanoid_env.envs.rendering import SceneRenderer
 from humanoid_env.envs.sensing import ContactSensor
-from humanoid_env.robots import DEFAULT_ROBOT, FEET, RobotDescription, robot_description
-from humanoid_env.sim_bridge import SimBridge
+from humanoid_env.robots import DEFAULT_ROBOT, FEET, ROBOTS, RobotDescription, robot_description
+from humanoid_env.sim_bridge import NonFiniteTorqueError, SimBridge
 from wbc_layer import ControllerConfig, RobotModel, WholeBodyController
 from wbc_layer.config import BACKENDS, QP_SOLVERS
 from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
@@ -47,6 +54,12 @@ if TYPE_CHECKING:
 
 ACTION_MODES = ("wbc", "torque", "pd")
 GRAVITY = 9.81
+#: Most physics steps per env step (``frame_skip``): 2 s at 500 Hz.
+MAX_FRAME_SKIP = 1000
+#: Largest rendered image side [px] (``render_width``, ``render_height``).
+MAX_RENDER_PX = 4096
+#: ``info["termination"]`` of an episode that goes on.
+RUNNING = None
 _BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
 _BAD_QPOS, _BAD_QVEL, _BAD_QACC = _BAD_STATE_WARNINGS
 #: ``ndarray.sum()`` without its Python wrapper (the same pairwise sum).
@@ -111,14 +124,46 @@ BASE_DEFAULTS: dict[str, Any] = {
 }
 
 
+class NonFiniteStateError(RuntimeError):
+    """``reset()`` produced a non-finite state or observation (no episode can start from it)."""
+
+
 def contact_guard_settings(value: Any) -> ContactGuardSettings | None:
     """The ``contact_guard`` keyword: None or False (off), True (the default
-    :class:`~wbc_layer.contact_guard.ContactGuardSettings`), a dict of its fields, or settings."""
-    if value is None or value is False:
+    :class:`~wbc_layer.contact_guard.ContactGuardSettings`), a dict of its fields (numbers; None
+    where the field's default is None), or settings."""
+    if value is None or (is_bool(value) and not value):
         return None
-    if value is True:
+    if is_bool(value):
         return ContactGuardSettings()
+    if not isinstance(value, dict | ContactGuardSettings):
+        allowed = "None, True, False, a dict of ContactGuardSettings fields or a ContactGuardSettings"
+        raise keyword_error("contact_guard", allowed, value)
+    if isinstance(value, dict):
+        defaults = {f.name: f.default for f in fields(ContactGuardSettings)}
+        for name, item in value.items():
+            optional = name in defaults and defaults[name] is None
+            if name in defaults and not is_number(item) and not (optional and item is None):
+                allowed = "a number or None" if optional else "a number"
+                raise keyword_error(f"contact_guard[{name!r}]", allowed, item)
     return resolve_preset("contact_guard", value, ContactGuardSettings, {}, "setting")
+
+
+def check_controller_overrides(description: RobotDescription) -> None:
+    """The ``robot`` keyword's ``controller_overrides`` (:class:`wbc_layer.ControllerConfig` fields):
+    a number >= 0 where the field holds a number (an integer in [0, 1000] for an integer field), and
+    a configuration the controller accepts; else ``ValueError`` naming ``robot``, the override and
+    what is allowed (``"robot.controller_overrides['com_kp'] must be a number, got 'abc'"``)."""
+    defaults = {f.name: f.default for f in fields(ControllerConfig)}
+    for name, value in description.controller_overrides.items():
+        default = defaults.get(name)
+        label = f"robot.controller_overrides[{name!r}]"
+        if isinstance(default, int) and not is_bool(default):
+            check_int(label, value, 0, 1000)
+        elif isinstance(default, float):
+            check_scalar(label, value, 0.0)
+    with naming(f"robot ({description.name!r}) controller_overrides"):
+        description.controller_config()
 
 
 def clip_scalar(x: float, low: float, high: float) -> float:
@@ -189,6 +234,8 @@ class HumanoidWBCBaseEnv(gym.Env):
     #: task-specific observation blocks (name -> size), appended after ``previous_action``;
     #: :meth:`_task_observation` fills them.
     task_observation_structure: dict[str, int] = {}
+    #: ``info["termination"]`` when :meth:`_task_terminated` ends an episode.
+    task_termination: str = "task"
 
     def __init__(self, **kwargs: Any):
         super().__init__()
@@ -200,6 +247,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.frame_skip = int(cfg["frame_skip"])
         #: the robot (frames, feet, home posture, controller settings).
         self.description: RobotDescription = robot_description(cfg["robot"])
+        check_controller_overrides(self.description)
         #: the scene's MJCF (robot + world).
         self.scene_xml: Path = self.description.scene_path(self.scene)
 
@@ -221,7 +269,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         push_body = cfg["push_body"] if cfg["push_body"] is not None else self.description.push_body
         self.push_body = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, push_body)
         if self.push_body < 0:
-            raise ValueError(f"push_body {push_body!r} is not a body of the scene")
+            allowed = f"None or the name of a body of the scene {self.scene_xml.name}"
+            raise keyword_error("push_body", allowed, push_body)
         self.sole_sites = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, self.description.feet[f].site) for f in FEET]
         self._sole_sites = np.array(self.sole_sites)
         ranges = plant_randomisation(cfg["randomise"])
@@ -302,6 +351,9 @@ class HumanoidWBCBaseEnv(gym.Env):
     @classmethod
     def _validate_config(cls, cfg: dict[str, Any]) -> None:
         """Reject invalid values with a message naming the keyword."""
+        robot = cfg["robot"]
+        if not isinstance(robot, str | RobotDescription) or (isinstance(robot, str) and robot not in ROBOTS):
+            raise keyword_error("robot", f"one of {sorted(ROBOTS)} or a RobotDescription", robot)
         check_choice("action_mode", cfg["action_mode"], ACTION_MODES)
         check_choice("qp_solver", cfg["qp_solver"], QP_SOLVERS)
         check_choice("wbc_backend", cfg["wbc_backend"], BACKENDS)
@@ -316,12 +368,17 @@ class HumanoidWBCBaseEnv(gym.Env):
                     f"(the feet it uses are the controller's supporting contacts), got estimation={cfg['estimation']!r}, "
                     f"action_mode={cfg['action_mode']!r}"
                 )
-        if cfg["render_mode"] not in (None, *cls.metadata["render_modes"]):
-            raise ValueError(f"render_mode must be None or one of {cls.metadata['render_modes']}, got {cfg['render_mode']!r}")
-        if int(cfg["frame_skip"]) != cfg["frame_skip"] or cfg["frame_skip"] < 1:
-            raise ValueError(f"frame_skip must be an integer >= 1, got {cfg['frame_skip']!r}")
+        mode = cfg["render_mode"]
+        if mode is not None and not (isinstance(mode, str) and mode in cls.metadata["render_modes"]):
+            raise keyword_error("render_mode", f"None or one of {cls.metadata['render_modes']}", mode)
+        check_int("frame_skip", cfg["frame_skip"], 1, MAX_FRAME_SKIP)
         for name in ("render_width", "render_height"):
-            check_scalar(name, cfg[name], 1, 4096)
+            check_int(name, cfg[name], 1, MAX_RENDER_PX)
+        for name in ("reference_feedforward", "timing_in_info"):
+            check_bool(name, cfg[name])
+        push_body = cfg["push_body"]
+        if push_body is not None and not (isinstance(push_body, str) and push_body):
+            raise keyword_error("push_body", "None (the robot's push body) or the name of a body of the scene", push_body)
         check_scalar("init_noise_rad", cfg["init_noise_rad"], 0.0, 0.5)
         check_range("push_magnitude_n", cfg["push_magnitude_n"], 0.0)
         check_scalar("push_duration_s", cfg["push_duration_s"], 0.0)
@@ -367,7 +424,11 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _reset_state_variables(self) -> None:
         self._step_contact_slack = 0.0
+        #: the last action applied (clipped to the action space): the observation's
+        #: ``previous_action`` block; zeros after a reset.
         self.previous_action = np.zeros(self.action_space.shape, dtype=np.float64)
+        #: the action applied before it (a_{t-1} during step(a_t)): what ``action_rate`` compares with.
+        self._action_before = self.previous_action
         self.com_target = self.com_nominal.copy()
         self.com_target_velocity = np.zeros(3)
         self.com_offset = np.zeros(3)
@@ -380,6 +441,8 @@ class HumanoidWBCBaseEnv(gym.Env):
         self._last_com = self.com_nominal.copy()
         self.fell = False
         self.nonfinite_state = False
+        #: why the episode ended (``info["termination"]``), None while it goes on.
+        self.termination: str | None = RUNNING
 
     # -- gymnasium API --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -403,9 +466,43 @@ class HumanoidWBCBaseEnv(gym.Env):
         if self.scenario is not None:
             self.scenario.reset(self)
         self.actuation.update_references(self, 0.0, None)
-        obs = self._observation()
-        self._last_obs = obs
+        obs = self._reset_observation()
         return obs.copy(), self._info(status=self.actuation.step_status(0), fallbacks=0, solve_us=None)
+
+    def _reset_observation(self) -> np.ndarray:
+        """The first observation of an episode (kept as the last finite one); raises
+        :class:`NonFiniteStateError` naming the non-finite blocks if the reset state, its
+        estimate or the observation is not finite (no episode can start from it)."""
+        obs = self._observation()
+        if not (self._state_is_finite() and _all_finite(obs)):
+            raise NonFiniteStateError(self._nonfinite_reset_message(obs))
+        self._last_obs = obs
+        return obs
+
+    def _nonfinite_reset_message(self, obs: np.ndarray) -> str:
+        """What :meth:`_reset_observation` says: the non-finite blocks, and the keywords that may cause them."""
+        structure = self.observation_structure
+        offsets = np.cumsum([0, *structure.values()])
+        blocks = [name for name, a, b in zip(structure, offsets[:-1], offsets[1:], strict=True) if not np.isfinite(obs[a:b]).all()]
+        state = "finite" if self._state_is_finite() else "not finite"
+        cfg = self.config
+        return (
+            f"{type(self).__name__}.reset(): the initial state is not finite (observation blocks {blocks}, simulator "
+            f"state {state}); no episode can start from it. Check the robot description and the keywords "
+            f"estimation={cfg['estimation']!r}, randomise={cfg['randomise']!r}, init_noise_rad={cfg['init_noise_rad']!r}"
+        )
+
+    def _mark_nonfinite(self, reason: str) -> None:
+        """This step cannot go on: the state, estimate, torques or observation is not finite
+        (``reason``: ``info["termination"]``, the first one found is kept)."""
+        if not self.nonfinite_state:
+            self.nonfinite_state = True
+            self.termination = reason
+
+    def _estimate_is_finite(self) -> bool:
+        """Whether the estimated state (with ``estimation``) is finite: one sum each of ``qpos``, ``qvel``."""
+        estimator = self.estimator
+        return isfinite(add_reduce(estimator.qpos)) and isfinite(add_reduce(estimator.qvel))
 
     def step(self, action):
         action = self._check_action(action)
@@ -415,7 +512,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         effort = 0.0
         self._step_contact_slack = 0.0
         if not self._state_is_finite():  # after that, each physics step checks the state it made
-            self.nonfinite_state = True
+            self._mark_nonfinite("nonfinite_state")
         # The physics steps' loop is the env's hot path (10 per env step): what does not change
         # within an env step is looked up once here.
         dt = self.dt_physics
@@ -432,6 +529,9 @@ class HumanoidWBCBaseEnv(gym.Env):
             push_force[:] = pushes.update(self.np_random, time)
             if self.estimator is not None:
                 self.estimator.update(d)  # the state the controller sees at this physics step
+                if not self._estimate_is_finite():  # never handed to the controller
+                    self._mark_nonfinite("nonfinite_estimate")
+                    break
             actuation.update_references(self, dt, action)
             if self.scenario is not None and actuation.drives_controller:
                 self.scenario.update_controller(self, time, dt)
@@ -441,32 +541,41 @@ class HumanoidWBCBaseEnv(gym.Env):
             self.last_tau_computed = tau
             if self.actuation_delay is not None:
                 tau = self.actuation_delay.push(tau)  # the torque computed actuation_delay_steps ago
+            try:
+                bridge.torques_to_ctrl(tau, ctrl)  # checks them: the simulation never receives NaN
+            except NonFiniteTorqueError:
+                self._mark_nonfinite("nonfinite_torques")
+                break
             relative = tau * inverse_torque_max
             effort += float(relative @ relative) / relative.size
             self.last_tau = tau
-            bridge.torques_to_ctrl(tau, ctrl)
             mujoco.mj_step(m, d)
             if self._bad_state_warning_count() > self._warning_counts or not self._state_is_finite():
-                self.nonfinite_state = True
+                self._mark_nonfinite("nonfinite_state")
                 break
         effort /= max(len(statuses), 1)
+        # The observation's previous_action block holds this step's action; action_rate compares
+        # it with the one before (kept in _action_before).
+        self._action_before, self.previous_action = self.previous_action, action.copy()
         try:
             if not self.nonfinite_state:
                 mujoco.mj_forward(m, d)  # positions-dependent quantities at the new state
                 self._step_forces = (d, self.sensor.measure(d))
                 obs = self._observation()
                 if not _all_finite(obs):
-                    self.nonfinite_state = True
+                    self._mark_nonfinite("nonfinite_observation")
             if self.nonfinite_state:
                 obs = self._last_obs.copy()
             self._last_obs = obs
             self.fell = self.nonfinite_state or self._fallen()
-            terminated = self._task_terminated() or self.fell
+            task_ended = self._task_terminated()
+            terminated = task_ended or self.fell
+            if not self.nonfinite_state:
+                self.termination = "fell" if self.fell else self.task_termination if task_ended else RUNNING
             terms = self._reward_terms(action, effort)
             reward = 0.0
             for value in terms.values():
                 reward += value
-            self.previous_action = action.copy()
             fallbacks = statuses.count("fallback")
             status = self.actuation.step_status(fallbacks)
             info = self._info(status, fallbacks, float(np.mean(solve_times)) if solve_times else None, statuses.count("relaxed"))
@@ -779,7 +888,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             "com_tracking": cfg["reward_com_tracking"] * float(np.exp(-((error / cfg["com_tracking_sigma_m"]) ** 2))),
             "upright": cfg["reward_upright"] * upright,
             "effort": -cfg["reward_effort"] * effort,
-            "action_rate": -cfg["reward_action_rate"] * _mean_square(action - self.previous_action),
+            "action_rate": -cfg["reward_action_rate"] * _mean_square(action - self._action_before),
             "fall": -cfg["fall_penalty"] if self.fell else 0.0,
         }
 
@@ -803,6 +912,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             "wbc_supporting": self.supporting_contacts(),
             "fell": bool(self.fell),
             "nonfinite_state": bool(self.nonfinite_state),
+            "termination": self.termination,
             "time": time,
             "push_force": d.xfrc_applied[self.push_body, :3].copy(),
             "pushes_total": self.pushes.total,

@@ -35,6 +35,16 @@ Random numbers come from a generator spawned at each reset from the env's ``np_r
 trajectory, and the env's own draws (initial posture, pushes, plant randomisation, CoM targets)
 are the same as with ``estimation=None``, so episodes pair across settings.
 
+## Limits
+
+Each standard deviation is at most :data:`NOISE_LIMITS`' (0.5 rad on the orientation and the
+joint positions, 2 m/s on the base linear velocity, 5 rad/s on the base angular velocity,
+20 rad/s on the joint velocities; 17-40 times the ``"hard"`` preset's), the bias correlation time
+at most 3600 s, each delay at most 50 steps: a larger value raises ``ValueError`` at
+construction. Should the estimate still become non-finite, the env ends the episode before the
+controller sees it (``info["termination"] == "nonfinite_estimate"``), and a reset whose estimate
+is non-finite raises :class:`~humanoid_env.envs.base.NonFiniteStateError`.
+
 ## Presets
 
 The noise of the presets is taken from what published legged sim-to-real work adds to its
@@ -73,22 +83,35 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.kwargs import resolve_preset
+from humanoid_env.envs.kwargs import is_bool, keyword_error, resolve_preset
 from humanoid_env.envs.odometry import LegOdometry
 
+#: The largest standard deviation accepted for each noise and bias of :class:`StateEstimation`
+#: (the field's unit: rad, m/s, rad/s). Each is 17-40 times the ``"hard"`` preset's and still an
+#: error a controller can be fed: an orientation error up to 0.5 rad (29 deg), velocity errors of
+#: metres per second. A value past it is rejected at construction (``1e300`` rad once put inf into
+#: the observation and the controller's state).
+NOISE_LIMITS: dict[str, float] = {
+    "base_rpy_noise_rad": 0.5, "base_rpy_bias_rad": 0.5,
+    "base_linear_velocity_noise_mps": 2.0, "base_linear_velocity_bias_mps": 2.0,
+    "base_angular_velocity_noise_radps": 5.0, "base_angular_velocity_bias_radps": 5.0,
+    "joint_velocity_noise_radps": 20.0, "joint_velocity_bias_radps": 20.0,
+    "joint_position_noise_rad": 0.5,
+}  # fmt: skip
 #: The standard deviations of :class:`StateEstimation` (noise and bias), with their units.
-NOISE_FIELDS = (
-    "base_rpy_noise_rad", "base_rpy_bias_rad", "base_linear_velocity_noise_mps", "base_linear_velocity_bias_mps",
-    "base_angular_velocity_noise_radps", "base_angular_velocity_bias_radps", "joint_velocity_noise_radps",
-    "joint_velocity_bias_radps", "joint_position_noise_rad",
-)  # fmt: skip
+NOISE_FIELDS = tuple(NOISE_LIMITS)
 #: Largest delay accepted, either way [physics steps] (0.1 s at 500 Hz).
 MAX_DELAY_STEPS = 50
+#: Longest bias correlation time accepted [s] (an hour; the presets' is 5 s).
+MAX_BIAS_TIME_CONSTANT_S = 3600.0
 
 
 @dataclass(frozen=True)
 class StateEstimation:
-    """Settings of the estimated state; every standard deviation >= 0 (0: that term off).
+    """Settings of the estimated state; every standard deviation in ``[0, limit]`` (0: that term
+    off; the limits, :data:`NOISE_LIMITS`: 0.5 rad for the orientation and the joint positions,
+    2 m/s for the base linear velocity, 5 rad/s for the base angular velocity, 20 rad/s for the
+    joint velocities, noise and bias alike).
 
     Attributes:
         base_rpy_noise_rad: white-noise std of the base orientation error, per axis [rad].
@@ -100,7 +123,7 @@ class StateEstimation:
         joint_velocity_noise_radps: white-noise std of each joint velocity [rad/s].
         joint_velocity_bias_radps: its bias's stationary std [rad/s].
         joint_position_noise_rad: white-noise std of each joint position [rad] (no bias: encoders).
-        bias_time_constant_s: correlation time tau of every bias [s] (> 0).
+        bias_time_constant_s: correlation time tau of every bias [s] (in (0, 3600]).
         sensing_delay_steps: the estimate is the state this many physics steps old (integer >= 0).
         actuation_delay_steps: torques are applied this many physics steps after they were
             computed (integer >= 0).
@@ -120,26 +143,28 @@ class StateEstimation:
     actuation_delay_steps: int = 0
 
     def __post_init__(self) -> None:
-        for name in NOISE_FIELDS:
+        for name, limit in NOISE_LIMITS.items():
             value = getattr(self, name)
+            allowed = f"a number in [0, {limit:g}] (its unit; see NOISE_LIMITS)"
             try:
+                if is_bool(value):
+                    raise TypeError("a boolean is not a number")
                 x = float(value)
             except (TypeError, ValueError) as err:
-                raise ValueError(f"estimation: {name} must be a number >= 0, got {value!r}") from err
-            if not (math.isfinite(x) and x >= 0.0):
-                raise ValueError(f"estimation: {name} must be a finite number >= 0, got {value!r}")
+                raise keyword_error(f"estimation: {name}", allowed, value) from err
+            if not (math.isfinite(x) and 0.0 <= x <= limit):
+                raise keyword_error(f"estimation: {name}", allowed, value)
             object.__setattr__(self, name, x)
         tau = self.bias_time_constant_s
-        if not (isinstance(tau, int | float | np.integer | np.floating) and math.isfinite(tau) and tau > 0):
-            raise ValueError(f"estimation: bias_time_constant_s must be a finite number > 0 [s], got {tau!r}")
+        number = isinstance(tau, int | float | np.integer | np.floating) and not is_bool(tau)
+        if not (number and math.isfinite(tau) and 0 < tau <= MAX_BIAS_TIME_CONSTANT_S):
+            raise keyword_error("estimation: bias_time_constant_s", f"a number in (0, {MAX_BIAS_TIME_CONSTANT_S:g}] [s]", tau)
         object.__setattr__(self, "bias_time_constant_s", float(tau))
         for name in ("sensing_delay_steps", "actuation_delay_steps"):
             value = getattr(self, name)
-            whole = isinstance(value, int | np.integer) and not isinstance(value, bool)
+            whole = isinstance(value, int | np.integer) and not is_bool(value)
             if not whole or not 0 <= value <= MAX_DELAY_STEPS:
-                raise ValueError(
-                    f"estimation: {name} must be a whole number of physics steps in [0, {MAX_DELAY_STEPS}], got {value!r}"
-                )
+                raise keyword_error(f"estimation: {name}", f"a whole number of physics steps in [0, {MAX_DELAY_STEPS}]", value)
             object.__setattr__(self, name, int(value))
 
 

@@ -21,6 +21,10 @@ Presets (``randomise="moderate"`` / ``"hard"``), after what published sim-to-rea
   +-20 % damping and armature, friction 0.6-1.0) and moves link CoMs by up to 1 cm (``"hard"``:
   2 cm), errors of the size a CAD model makes.
 
+Limits: every scale's ``hi`` is at most 10 (10x nominal), the friction's at most 3, the CoM
+offset at most 0.1 m (:data:`RANGE_LIMITS`); a larger value raises ``ValueError`` at
+construction, naming ``randomise`` and the range.
+
 Links are the robot's bodies (the subtree of its free joint); the scene's bodies (floor, wall,
 board) keep their values, except the friction: MuJoCo combines two geoms' friction by their
 maximum, so the drawn friction is written to every geom and applies to every contact.
@@ -36,10 +40,23 @@ import numpy as np
 
 from humanoid_env.envs.kwargs import check_range, check_scalar, resolve_preset
 
+#: The largest ``hi`` accepted for each range of :class:`PlantRandomisation` (its unit): scales up
+#: to 10x nominal and a friction coefficient up to 3, far past the ``"hard"`` preset's (1.2, 1.5,
+#: 1.0) and the plants published work draws. A larger value raises ``ValueError`` at construction.
+RANGE_LIMITS: dict[str, float] = {
+    "link_mass_scale": 10.0, "joint_damping_scale": 10.0, "joint_armature_scale": 10.0,
+    "actuator_strength_scale": 10.0, "contact_friction": 3.0,
+}  # fmt: skip
+#: The largest ``link_com_offset_m`` accepted [m].
+MAX_LINK_COM_OFFSET_M = 0.1
+
 
 @dataclass(frozen=True)
 class PlantRandomisation:
     """Ranges of the per-episode draws; each ``(lo, hi)`` is sampled uniformly, ``(1, 1)`` = off.
+
+    Limits (:data:`RANGE_LIMITS`): every scale in ``(0, 10]`` (damping ``[0, 10]``), the friction
+    in ``[0, 3]``, the CoM offset in ``[0, 0.1]`` m; anything else raises ``ValueError``.
 
     Attributes:
         link_mass_scale: multiplies each robot link's mass and inertia (one factor per link) [-].
@@ -60,12 +77,13 @@ class PlantRandomisation:
 
     def __post_init__(self) -> None:
         for name in ("link_mass_scale", "joint_damping_scale", "joint_armature_scale", "actuator_strength_scale"):
-            object.__setattr__(self, name, check_range(name, getattr(self, name), 0.0))
+            object.__setattr__(self, name, check_range(name, getattr(self, name), 0.0, RANGE_LIMITS[name]))
             if getattr(self, name)[0] <= 0.0 and name != "joint_damping_scale":
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        check_scalar("link_com_offset_m", self.link_com_offset_m, 0.0, 0.1)
+        check_scalar("link_com_offset_m", self.link_com_offset_m, 0.0, MAX_LINK_COM_OFFSET_M)
         if self.contact_friction is not None:
-            object.__setattr__(self, "contact_friction", check_range("contact_friction", self.contact_friction, 0.0))
+            friction = check_range("contact_friction", self.contact_friction, 0.0, RANGE_LIMITS["contact_friction"])
+            object.__setattr__(self, "contact_friction", friction)
 
 
 #: Named presets of the ``randomise`` keyword (see the module docstring for the sources).

@@ -1,9 +1,43 @@
-"""Offscreen (``rgb_array``) and on-screen (``human``) rendering of a MuJoCo scene."""
+"""Offscreen (``rgb_array``) and on-screen (``human``) rendering of a MuJoCo scene.
+
+A failed OpenGL context is final for the process: after MuJoCo failed to create one (no EGL,
+OSMesa or display for the backend ``MUJOCO_GL`` names), asking it again aborts the interpreter
+(``__cxa_guard_acquire detected recursive initialization``, rc 134; plain ``mujoco.Renderer``
+twice does the same). So the first failure is remembered (module level, per process) and every
+later render raises the same :class:`RenderError` without touching MuJoCo's renderer. The
+``human`` viewer needs a display: on Linux with neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set
+it raises at once (GLFW would otherwise end the process).
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import mujoco
 import numpy as np
+
+
+class RenderError(RuntimeError):
+    """Rendering is not possible in this process (no OpenGL context, no display)."""
+
+
+#: mode -> the message of the first failure of that mode in this process (see the module docstring).
+_FAILURES: dict[str, str] = {}
+
+
+def _remember_failure(mode: str, message: str) -> RenderError:
+    """Record that ``mode`` cannot render here; the error to raise (now and at every later call)."""
+    _FAILURES[mode] = message
+    return RenderError(message)
+
+
+def display_missing() -> bool:
+    """Whether a window cannot open: Linux (or another X11/Wayland system) with neither
+    ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set. macOS and Windows need neither."""
+    if sys.platform == "darwin" or sys.platform.startswith("win"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 class SceneRenderer:
@@ -16,6 +50,9 @@ class SceneRenderer:
         width: image width [px]; at most the scene's ``<global offwidth>``.
         height: image height [px]; at most the scene's ``<global offheight>``.
         track_body: body the camera looks at.
+
+    :meth:`render` raises :class:`RenderError` (a ``RuntimeError``) when no OpenGL context or
+    window can be made, and again, without asking MuJoCo, at every later call in the process.
     """
 
     def __init__(self, model: mujoco.MjModel, mode: str, width: int, height: int, track_body: str = "pelvis"):
@@ -35,25 +72,44 @@ class SceneRenderer:
         self.camera.lookat[:] = data.xpos[self.body]
         if self.mode == "rgb_array":
             if self._renderer is None:
-                try:
-                    self._renderer = mujoco.Renderer(self.model, self.height, self.width)
-                except Exception as err:  # no OpenGL context: EGL / OSMesa / display missing
-                    raise RuntimeError(
-                        "offscreen rendering failed: MuJoCo could not create an OpenGL context "
-                        f"({err}). Set MUJOCO_GL=egl (GPU/EGL) or MUJOCO_GL=osmesa (software) "
-                        "to a backend installed on this machine."
-                    ) from err
+                self._renderer = self._make_renderer()
             self._renderer.update_scene(data, camera=self.camera)
             return self._renderer.render().copy()
         if self._viewer is None:
-            try:
-                from mujoco import viewer
-
-                self._viewer = viewer.launch_passive(self.model, data)
-            except Exception as err:
-                raise RuntimeError(f"render_mode='human' needs a display; the viewer failed: {err}") from err
+            self._viewer = self._make_viewer(data)
         self._viewer.sync()
         return None
+
+    def _make_renderer(self) -> mujoco.Renderer:
+        """MuJoCo's offscreen renderer, or :class:`RenderError` (remembered for the process)."""
+        if "rgb_array" in _FAILURES:
+            raise RenderError(_FAILURES["rgb_array"])
+        try:
+            return mujoco.Renderer(self.model, self.height, self.width)
+        except Exception as err:  # no OpenGL context: EGL / OSMesa / display missing
+            raise _remember_failure(
+                "rgb_array",
+                "offscreen rendering failed: MuJoCo could not create an OpenGL context "
+                f"(MUJOCO_GL={os.environ.get('MUJOCO_GL', '')!r}: {err}). Set MUJOCO_GL=egl (GPU/EGL) or "
+                "MUJOCO_GL=osmesa (software) to a backend installed on this machine, in a new process "
+                "(a failed context cannot be retried in this one).",
+            ) from err
+
+    def _make_viewer(self, data: mujoco.MjData):
+        """MuJoCo's passive viewer window, or :class:`RenderError` (remembered for the process)."""
+        if "human" in _FAILURES:
+            raise RenderError(_FAILURES["human"])
+        if display_missing():  # checked at every call (nothing was asked of GLFW yet)
+            raise RenderError(
+                "render_mode='human' needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set; "
+                "use render_mode='rgb_array' for offscreen frames."
+            )
+        try:
+            from mujoco import viewer
+
+            return viewer.launch_passive(self.model, data)
+        except Exception as err:
+            raise _remember_failure("human", f"render_mode='human' needs a display; the viewer failed: {err}") from err
 
     def close(self) -> None:
         if self._renderer is not None:

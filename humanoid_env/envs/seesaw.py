@@ -10,7 +10,7 @@ import numpy as np
 
 from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
 from humanoid_env.envs.base import clip_scalar, low_pass_gain
-from humanoid_env.envs.kwargs import check_choice, check_scalar
+from humanoid_env.envs.kwargs import check_bool, check_choice, check_scalar
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.robot_config import (
     SEESAW_BODY,
@@ -231,6 +231,10 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     - 2026-12-01: default pushes U(10, 55) N, were U(10, 40) N (see Task). The controller has
       no joint-limit rows here (:data:`JOINT_LIMIT_HORIZON_S`), where the other envs' now have
       them. The shipped policy was trained on from the previous one for the new pushes.
+    - 2026-12-02: HumanoidWBC-v0's entry of that day: ``previous_action`` holds the action just
+      applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
+      policy was re-checked (``tests/test_shipped_policies.py``); ``info["termination"]``
+      (a board tilt past ``max_board_tilt_rad`` is ``"fell"``); stricter keyword checks.
     """
 
     scene = "seesaw"
@@ -279,8 +283,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         check_scalar("seesaw_damping_nms", cfg["seesaw_damping_nms"], 0.0)
         for name in ("board_balance_gain", "board_task_weight", "board_task_kp", "board_task_kd", "coupled_com_weight"):
             check_scalar(name, cfg[name], 0.0)
-        if not isinstance(cfg["push_lateral"], bool | np.bool_):
-            raise ValueError(f"push_lateral must be True or False, got {cfg['push_lateral']!r}")
+        check_bool("push_lateral", cfg["push_lateral"])
         check_scalar("max_board_tilt_rad", cfg["max_board_tilt_rad"], 0.0, np.pi / 2, strict_low=True)
         check_scalar("reward_board_level", cfg["reward_board_level"], 0.0)
         check_scalar("board_level_sigma_rad", cfg["board_level_sigma_rad"], 0.0, strict_low=True)

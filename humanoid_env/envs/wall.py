@@ -67,6 +67,10 @@ SETTLE_REACH_MAX_S = 0.3
 #: task only damps (kd kept). Applies to the robot description's ``right_arm`` joint group.
 RIGHT_ARM_POSTURE_KP = 0.0
 
+#: Largest ``hand_force_weight`` accepted (10 by default): at 1e30 the settling QP loses the
+#: wall; up to 1e8 it settles and tracks as at 10 (measured).
+MAX_HAND_FORCE_WEIGHT = 1e6
+
 #: Settled start states (qpos, contact-point offset), per robot description and settling settings (once per process).
 _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -105,7 +109,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     Both feet are *supporting* flat contacts (their forces are free, used to balance). The right
     hand is a *controlled* point contact ``right_hand`` (3D force in world axes): its normal
-    force tracks a target with weight ``hand_force_weight`` = 10; its tangential force stays in
+    force tracks a target with weight ``hand_force_weight`` = 10 (at most 1e6); its tangential force stays in
     the friction pyramid (mu = 0.7 assumed, simulator 1.0); its normal force stays in
     ``[0, hand_force_max_n]`` (it cannot pull). The contact point is a frame on the hand
     sphere's surface where it touches the wall (see :func:`robot_with_hand_contact_frame`); the
@@ -160,7 +164,8 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     Terminated on a fall (as HumanoidWBC-v0) or when the hand has lost the wall (measured
     normal force below ``hand_contact_min_force_n`` = 0.5 N, checked every env step) for more
     than ``hand_contact_lost_max_s`` = 0.5 s; losing the wall is not a fall
-    (``info["fell"]`` stays False, no fall penalty). Truncated at 1000 steps (20 s).
+    (``info["fell"]`` stays False, no fall penalty; ``info["termination"]`` is
+    ``"hand_contact_lost"``). Truncated at 1000 steps (20 s).
 
     ## info
 
@@ -186,6 +191,11 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
       seconds; under ``randomise="moderate"`` the hand-force RMSE is now 0.022 N, was 0.67 N
       (10 episodes, ``results/randomisation``). On the exact model trajectories change in the
       last digits, and one episode in eight that chattered no longer does.
+    - 2026-12-02: HumanoidWBC-v0's entry of that day: ``previous_action`` holds the action just
+      applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
+      policy was re-checked (``tests/test_shipped_policies.py``); ``info["termination"]``
+      (``"hand_contact_lost"`` when the hand lost the wall); stricter keyword checks, here also
+      ``hand_force_weight`` at most 1e6 (:data:`MAX_HAND_FORCE_WEIGHT`).
     """
 
     scene = "wall"
@@ -194,6 +204,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     wbc_action_structure = {"com_offset": 3, "hand_force": 1, "foot_force_share": 1}
     sensed_contacts = (*FEET, HAND)
     task_observation_structure = {"hand_force": 3, "hand_force_command": 1}
+    task_termination = "hand_contact_lost"
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
@@ -230,9 +241,9 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         lo, _ = check_range("hand_force_change_time_s", cfg["hand_force_change_time_s"], 0.0)
         if lo <= 0:
             raise ValueError(f"hand_force_change_time_s must have lo > 0, got {cfg['hand_force_change_time_s']!r}")
-        for name in ("hand_force_command_rate_nps", "hand_force_rate_limit_nps", "hand_force_weight", "hand_force_sigma_n",
-                     "target_speed_mps"):
+        for name in ("hand_force_command_rate_nps", "hand_force_rate_limit_nps", "hand_force_sigma_n", "target_speed_mps"):
             check_scalar(name, cfg[name], 0.0, strict_low=True)
+        check_scalar("hand_force_weight", cfg["hand_force_weight"], 0.0, MAX_HAND_FORCE_WEIGHT, strict_low=True)
         check_scalar("hand_force_integral_gain", cfg["hand_force_integral_gain"], 0.0)
         check_scalar("hand_force_integral_limit_n", cfg["hand_force_integral_limit_n"], 0.0)
         check_scalar("settle_force_n", cfg["settle_force_n"], 1.0, fmax)
@@ -357,8 +368,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
         mujoco.mj_forward(self.model, d)
         self._sync_estimate()
         self._hand_force_measured = self._hand_normal_force()
-        obs = self._observation()
-        self._last_obs = obs
+        obs = self._reset_observation()
         info = self._info(status=self.actuation.step_status(0), fallbacks=0, solve_us=None)
         return obs.copy(), info
 
