@@ -19,7 +19,7 @@ from pathlib import Path
 
 import mujoco
 
-from humanoid_env.robots.cache import cache_dir, content_key, write_atomically
+from humanoid_env.robots.cache import cache_dir, cached_file, content_key, write_cached_file
 from humanoid_env.robots.g1_mjcf import (
     BUILDER_VERSION,
     G1_ARMATURE,
@@ -69,14 +69,16 @@ def g1_mjcf_path(visual_meshes: bool = True) -> Path:
 
     The file's name holds a hash of the URDF's contents, the package location (meshes are
     referenced by absolute path), :data:`BUILDER_VERSION` and MuJoCo's version (its XML
-    writer); it is written atomically, so parallel processes may call this at once.
+    writer); it is written atomically, so parallel processes may call this at once. A cached file
+    that is damaged is rebuilt with a warning naming it; an unwritable cache folder raises
+    :class:`~humanoid_env.robots.cache.ModelCacheError` (see :mod:`humanoid_env.robots.cache`).
     """
     urdf = g1_urdf_path()
     key = content_key((urdf.read_bytes(), str(share_dir(urdf)), BUILDER_VERSION, mujoco.__version__, bytes([visual_meshes])))
     suffix = "" if visual_meshes else "_nomesh"
     path = cache_dir() / f"g1_29dof{suffix}_{key}.xml"
-    if not path.is_file():
-        write_atomically(path, mjcf_text(build_g1_spec(urdf, visual_meshes), f"{PACKAGE} {metadata.version(PACKAGE)}: {G1_URDF}"))
+    if cached_file(path) is None:
+        write_cached_file(path, mjcf_text(build_g1_spec(urdf, visual_meshes), f"{PACKAGE} {metadata.version(PACKAGE)}: {G1_URDF}"))
     return path
 
 

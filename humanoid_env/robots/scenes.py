@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from humanoid_env.robots.cache import cache_dir, content_key, write_atomically
+from humanoid_env.robots.cache import cache_dir, cached_file, content_key, write_cached_file
 from humanoid_env.robots.hubo_lite import ASSETS
 
 if TYPE_CHECKING:
@@ -61,16 +61,17 @@ def standing_qpos(description: RobotDescription, model: mujoco.MjModel, scene: s
 
 def derived_scene(description: RobotDescription, scene: str) -> Path:
     """The MJCF of ``scene`` (a key of :data:`TEMPLATES`) holding ``description``'s robot, built
-    on first use into the cache (:func:`~humanoid_env.robots.cache.cache_dir`)."""
+    on first use into the cache (:func:`~humanoid_env.robots.cache.cache_dir`; a damaged cached file
+    is rebuilt, see :mod:`humanoid_env.robots.cache`)."""
     robot_file = description.mjcf_path()
     template = TEMPLATES[scene].read_text()
     posture = repr(sorted(description.home_posture(scene).items()))
     path = cache_dir() / f"{robot_file.stem}_{scene}_{content_key((template, str(robot_file), posture, repr(WALL_GAP_M)))}.xml"
-    if path.is_file():
+    if cached_file(path) is not None:
         return path
     if _INCLUDE not in template:
         raise ValueError(f"{TEMPLATES[scene]} must include the robot as {_INCLUDE}")
     text = _KEYFRAME.sub("", template.replace(_INCLUDE, f'<include file="{robot_file}"/>'))
     qpos = standing_qpos(description, mujoco.MjModel.from_xml_string(text), scene)
     keyframe = f'  <keyframe>\n    <key name="home" qpos="{" ".join(repr(float(x)) for x in qpos)}"/>\n  </keyframe>\n</mujoco>'
-    return write_atomically(path, text.replace("</mujoco>", keyframe))
+    return write_cached_file(path, text.replace("</mujoco>", keyframe))
