@@ -300,6 +300,9 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument("--perturbation", choices=PERTURBATIONS, default="reference")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--trust-pickle", action="store_true", help="load pickled run files (runs code from them: trusted files only)"
+    )
     args = parser.parse_args(argv)
     from training.evaluate import EvaluationError, load_policy, policy_files
 
@@ -308,7 +311,10 @@ def _main(argv: list[str] | None = None) -> int:
         # Both sides run with the candidate's training keywords (a model zip brings its run's).
         env_kwargs = {} if args.candidate == "nominal" else policy_files(args.candidate).env_kwargs
         records = {
-            who: rollouts(args.env, load_policy(spec), args.episodes, args.seed, args.perturbation, env_kwargs, args.max_steps)
+            who: rollouts(
+                args.env, load_policy(spec, args.trust_pickle), args.episodes, args.seed, args.perturbation, env_kwargs,
+                args.max_steps,
+            )  # fmt: skip
             for who, spec in (("baseline", args.baseline), ("candidate", args.candidate))
         }
         verdict = judge(records["baseline"]["episodes"], records["candidate"]["episodes"], claim)

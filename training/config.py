@@ -18,8 +18,10 @@ An env without an entry of its own uses ``default`` alone.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -258,50 +260,152 @@ INT_KEYS = (
     "snapshot_eval_episodes", "snapshot_eval_seed",
     "n_steps", "n_epochs", "buffer_size", "learning_starts", "train_freq", "gradient_steps",
 )  # fmt: skip
-#: Keys that must be numbers.
-FLOAT_KEYS = (
-    "learning_rate",
-    "gamma",
-    "gae_lambda",
-    "clip_range",
-    "vf_coef",
-    "max_grad_norm",
-    "tau",
-    "clip_obs",
-)
+
+
+@dataclass(frozen=True)
+class Range:
+    """An interval of finite numbers: ``low`` to ``high``, each end open or closed."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def describe(self) -> str:
+        """``"a finite number > 0"``, ``"a number in [0, 1]"``, ..."""
+        if math.isfinite(self.low) and math.isfinite(self.high):
+            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+            return f"a number in {left}{self.low:g}, {self.high:g}{right}"
+        if math.isfinite(self.low):
+            return f"a finite number {'>' if self.low_open else '>='} {self.low:g}"
+        if math.isfinite(self.high):
+            return f"a finite number {'<' if self.high_open else '<='} {self.high:g}"
+        return "a finite number"
+
+
+POSITIVE = Range(0.0, low_open=True)
+NON_NEGATIVE = Range(0.0)
+UNIT = Range(0.0, 1.0)
+#: Keys that must be numbers, and the range each must lie in (NaN and infinities never do).
+FLOAT_RANGES: dict[str, Range] = {
+    "learning_rate": NON_NEGATIVE,  # 0: weights stay as loaded (training on from a saved model)
+    "gamma": UNIT,
+    "gae_lambda": UNIT,
+    "clip_range": POSITIVE,
+    "vf_coef": NON_NEGATIVE,
+    "max_grad_norm": POSITIVE,
+    "tau": Range(0.0, 1.0, low_open=True),
+    "clip_obs": POSITIVE,
+}
+FLOAT_KEYS = tuple(FLOAT_RANGES)
+#: Lowest value of each of :data:`INT_KEYS` (1 unless listed). PPO's minibatches are normalised
+#: (SB3 asserts ``batch_size > 1`` then).
+INT_LOWS: dict[str, int] = {
+    "eval_freq": 0,
+    "checkpoint_freq": 0,
+    "learning_starts": 0,
+    "snapshot_eval_episodes": 0,
+    "snapshot_eval_seed": 0,
+}
+#: ``log_std_init`` (PPO's initial log std of its actions): exp(-20) to exp(2).
+LOG_STD_INIT_RANGE = Range(-20.0, 2.0)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_values(config: dict[str, Any], algo: str) -> None:
-    """Type checks a typo would otherwise turn into a confusing SB3 error deep in training; integral
-    floats of :data:`INT_KEYS` become ints (in place)."""
+    """Type and range checks a typo would otherwise turn into a confusing SB3 error deep in
+    training, or into a run that trains on nonsense (a negative learning rate); integral floats of
+    :data:`INT_KEYS` become ints (in place). Messages name the key, what is allowed and the value."""
+    _check_ints(config, algo)
+    snapshots = config.get("snapshot_steps", [])
+    if (
+        not isinstance(snapshots, list)
+        or any(not _is_number(n) or not math.isfinite(n) or n < 1 or n != int(n) for n in snapshots)
+        or sorted(set(snapshots)) != snapshots
+    ):
+        raise ConfigError(f"snapshot_steps must be a list of increasing positive integers, got {snapshots!r}")
+    config["snapshot_steps"] = [int(n) for n in snapshots]
+    for key, allowed in FLOAT_RANGES.items():
+        if key in config and not (_is_number(config[key]) and config[key] in allowed):
+            raise ConfigError(f"{key} must be {allowed.describe()}, got {config[key]!r}")
+    target_kl = config.get("target_kl")
+    if target_kl is not None and not (_is_number(target_kl) and target_kl in POSITIVE):
+        raise ConfigError(f"target_kl must be null or a number > 0 (finite), got {target_kl!r}")
+    _check_ent_coef(config.get("ent_coef", 0.0), algo)
+    for key in ("normalize", "norm_obs", "norm_reward"):
+        if not isinstance(config[key], bool):
+            raise ConfigError(f"{key} must be true or false, got {config[key]!r}")
+    _check_policy_kwargs(config["policy_kwargs"], algo)
+    if algo == "ppo" and config["n_steps"] * config["n_envs"] < 2:
+        raise ConfigError("n_steps * n_envs must be >= 2 for PPO")
+
+
+def _check_ints(config: dict[str, Any], algo: str) -> None:
     for key in INT_KEYS:
         if key not in config:
             continue
         value = config[key]
         if isinstance(value, float) and value.is_integer():
             config[key] = value = int(value)
-        low = 0 if key in ("eval_freq", "checkpoint_freq", "learning_starts", "snapshot_eval_episodes", "snapshot_eval_seed") else 1
+        low = 2 if (algo, key) == ("ppo", "batch_size") else INT_LOWS.get(key, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ConfigError(f"{key} must be an integer >= {low}, got {value!r}")
-    snapshots = config.get("snapshot_steps", [])
-    if (
-        not isinstance(snapshots, list)
-        or any(isinstance(n, bool) or not isinstance(n, (int, float)) or n < 1 or n != int(n) for n in snapshots)
-        or sorted(set(snapshots)) != snapshots
-    ):
-        raise ConfigError(f"snapshot_steps must be a list of increasing positive integers, got {snapshots!r}")
-    config["snapshot_steps"] = [int(n) for n in snapshots]
-    for key in FLOAT_KEYS:
-        if key in config and (isinstance(config[key], bool) or not isinstance(config[key], (int, float))):
-            raise ConfigError(f"{key} must be a number, got {config[key]!r}")
-    target_kl = config.get("target_kl")
-    if target_kl is not None and (isinstance(target_kl, bool) or not isinstance(target_kl, (int, float)) or not target_kl > 0):
-        raise ConfigError(f"target_kl must be null or a number > 0, got {target_kl!r}")
-    for key in ("normalize", "norm_obs", "norm_reward"):
-        if not isinstance(config[key], bool):
-            raise ConfigError(f"{key} must be true or false, got {config[key]!r}")
-    if algo == "ppo" and config["n_steps"] * config["n_envs"] < 2:
-        raise ConfigError("n_steps * n_envs must be >= 2 for PPO")
+
+
+def _check_ent_coef(value: Any, algo: str) -> None:
+    """PPO: a number >= 0; SAC: ``auto``, ``auto_<initial value > 0>`` or a number > 0 (fixed)."""
+    if algo == "ppo":
+        if not (_is_number(value) and value in NON_NEGATIVE):
+            raise ConfigError(f"ent_coef must be {NON_NEGATIVE.describe()}, got {value!r}")
+        return
+    if isinstance(value, str) and value.startswith("auto"):
+        initial = value[len("auto_") :] if value.startswith("auto_") else ("1" if value == "auto" else "")
+        try:
+            if float(initial) in POSITIVE:
+                return
+        except ValueError:
+            pass
+    elif _is_number(value) and value in POSITIVE:
+        return
+    raise ConfigError(f"ent_coef must be 'auto', 'auto_<initial value > 0>' or {POSITIVE.describe()}, got {value!r}")
+
+
+def _check_policy_kwargs(policy_kwargs: Mapping[str, Any], algo: str) -> None:
+    """``net_arch``: a list of layer sizes (integers >= 1), or a mapping of PPO's ``pi``/``vf``
+    or SAC's ``pi``/``qf`` to such lists; ``log_std_init`` in :data:`LOG_STD_INIT_RANGE`;
+    ``ortho_init`` true or false (``activation_fn`` is checked with the keys)."""
+    net_arch = policy_kwargs.get("net_arch", [])
+    heads = ("pi", "vf") if algo == "ppo" else ("pi", "qf")
+
+    def sizes_ok(sizes: Any) -> bool:
+        return isinstance(sizes, list) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
+
+    # SAC's actor-critic split needs both heads; PPO's takes either (the other: shared layers only).
+    keys_ok = (lambda keys: keys <= set(heads)) if algo == "ppo" else (lambda keys: keys == set(heads))
+    ok = sizes_ok(net_arch) or (
+        isinstance(net_arch, Mapping) and keys_ok(set(net_arch)) and all(sizes_ok(v) for v in net_arch.values())
+    )
+    if not ok:
+        raise ConfigError(
+            f"policy_kwargs.net_arch must be a list of layer sizes (integers >= 1) or a mapping of "
+            f"{' and '.join(heads)} to such lists, got {net_arch!r}"
+        )
+    log_std = policy_kwargs.get("log_std_init")
+    if log_std is not None and not (_is_number(log_std) and log_std in LOG_STD_INIT_RANGE):
+        raise ConfigError(f"policy_kwargs.log_std_init must be {LOG_STD_INIT_RANGE.describe()}, got {log_std!r}")
+    ortho = policy_kwargs.get("ortho_init")
+    if ortho is not None and not isinstance(ortho, bool):
+        raise ConfigError(f"policy_kwargs.ortho_init must be true or false, got {ortho!r}")
 
 
 def algo_kwargs(config: Mapping[str, Any]) -> dict[str, Any]:

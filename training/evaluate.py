@@ -16,7 +16,15 @@ stable-baselines3 PPO/SAC ``.zip`` model. A run folder (or a zip inside one: ``m
 (VecNormalize, used with ``training=False``, ``norm_reward=False``) and the ``env_kwargs`` of its
 ``config.yaml``; ``--env-kwargs`` entries override those. Actions are deterministic.
 ``--plot PATH`` writes a PNG of the first episode: CoM vs reference, contact forces vs targets,
-task signals (hand force, board tilt, ...) when the env's ``info`` has them.
+task signals (hand force, board tilt, ...) when the env's ``info`` has them. The output paths are
+checked (their folders created) before any episode runs.
+
+A run folder is loaded without running code from it: the statistics from ``vecnormalize.json``
+(:mod:`training.normalisation`), the model through :func:`training.model_file.load_model_safely`
+(no unpickling). A folder with only the pickled ``vecnormalize.pkl`` of older runs, or a model zip
+the safe loader cannot rebuild, is refused unless ``--trust-pickle`` (SB3's own loading, which
+runs whatever the files contain: only for files you trust); or convert the folder once with
+``python -m training.normalisation convert RUN_DIR``.
 The JSON holds ``{"env", "policy", "seed", "episodes": [{"return", "length", "fell", <task
 metrics>}], "summary": {metric: mean}}``. Episode ``i`` is reset with seed ``S + i``.
 """
@@ -25,8 +33,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import numbers
+import os
 import pickle
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,9 +47,12 @@ import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.scenarios import Scenario, make_scenario
+from training.config import ALGOS, check_env_id
 from training.metrics import metrics_for, summarise
+from training.model_file import UnsafeModelError, load_model_safely, read_model_data, saved_shape
+from training.normalisation import StatisticsFileError, frozen_vecnormalize, read_statistics
 from training.provenance import provenance
-from training.run_folder import RunFiles, RunFolderError, find_run_files
+from training.run_folder import STATS_FILE, RunFiles, RunFolderError, find_run_files
 
 Policy = Callable[[np.ndarray, gym.Env], np.ndarray]
 
@@ -53,39 +67,26 @@ class EvaluationError(RuntimeError):
 POLICY_TORCH_THREADS = 1
 
 
-def load_model_policy(files: RunFiles) -> Policy:
+#: What the refusal of pickled statistics tells the user to do instead.
+CONVERT_HINT = "convert the folder once with `python -m training.normalisation convert {folder}`"
+
+
+def load_model_policy(files: RunFiles, env: gym.Env | None = None, trust_pickle: bool = False) -> Policy:
     """Deterministic SB3 policy of ``files.model``, normalising observations as in training.
-    Sets torch to :data:`POLICY_TORCH_THREADS` threads for the process."""
+    Sets torch to :data:`POLICY_TORCH_THREADS` threads for the process.
+
+    Without ``trust_pickle`` nothing is unpickled: the statistics come from ``files.statistics``
+    (JSON) and the model from :func:`training.model_file.load_model_safely`, with the spaces of
+    ``env`` (None: an env made from the run's ``config.yaml``). With ``trust_pickle``: SB3's own
+    loading, and the pickled statistics when there is no JSON (the files run code: trusted ones only).
+    Raises :class:`EvaluationError` naming the file and what to do.
+    """
     import torch
-    from stable_baselines3 import PPO, SAC
 
     torch.set_num_threads(POLICY_TORCH_THREADS)
-
-    classes = {"ppo": PPO, "sac": SAC}
-    algo = files.config.get("algo")
-    errors = []
-    model = None
-    for name, algo_cls in classes.items():
-        if algo is not None and name != algo:
-            continue
-        try:
-            model = algo_cls.load(str(files.model), device="cpu")
-            break
-        except Exception as err:  # wrong algorithm class or not a model: try the next one
-            errors.append(f"{algo_cls.__name__}: {err}")
-    if model is None:
-        raise EvaluationError(f"could not load {files.model} as a PPO or SAC model: {'; '.join(errors)}")
-    normalise: Callable[[np.ndarray], np.ndarray] = lambda obs: obs  # noqa: E731
-    if files.vecnormalize is not None:
-        # NOTE: VecNormalize.load wants a VecEnv only to check spaces; normalize_obs needs just the
-        # statistics, so unpickle them (what VecNormalize.load does) and freeze them.
-        with open(files.vecnormalize, "rb") as handle:
-            vecnorm = pickle.load(handle)
-        vecnorm.training = False
-        vecnorm.norm_reward = False
-        normalise = vecnorm.normalize_obs
-    elif files.config.get("config", {}).get("normalize"):
-        raise EvaluationError(f"{files.model}: trained with VecNormalize, but its statistics are missing")
+    algo = policy_algo(files)
+    normalise = load_normaliser(files, trust_pickle)
+    model = load_trusted_model(files, algo) if trust_pickle else load_safe_model(files, algo, env)
 
     def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
         return model.predict(normalise(obs), deterministic=True)[0]
@@ -94,8 +95,127 @@ def load_model_policy(files: RunFiles) -> Policy:
     return policy
 
 
-def load_policy(spec: str) -> Policy:
-    """``nominal``, ``scripted``, a run folder or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``."""
+def policy_algo(files: RunFiles) -> str | None:
+    """The run config's ``algo`` (None without one); :class:`EvaluationError` unless ppo or sac."""
+    algo = files.config.get("algo")
+    if algo is not None and algo not in ALGOS:
+        raise EvaluationError(
+            f"{files.config_file}: algo must be one of {', '.join(ALGOS)} (what evaluation loads), got {algo!r}"
+        )
+    return algo
+
+
+def load_normaliser(files: RunFiles, trust_pickle: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """``normalize_obs`` of the model's statistics, frozen (identity without statistics)."""
+    if files.statistics is not None:
+        try:
+            return frozen_vecnormalize(read_statistics(files.statistics)).normalize_obs
+        except StatisticsFileError as err:
+            raise EvaluationError(str(err)) from None
+    if files.vecnormalize is not None:
+        if not trust_pickle:
+            raise EvaluationError(
+                f"{files.vecnormalize}: the normalisation statistics are only pickled (no {STATS_FILE} beside "
+                "it), and unpickling runs code from the file; if you trust it, "
+                + CONVERT_HINT.format(folder=files.vecnormalize.parent)
+                + " or pass --trust-pickle"
+            )
+        return load_pickled_normaliser(files.vecnormalize)
+    if (files.config.get("config") or {}).get("normalize"):
+        raise EvaluationError(f"{files.model}: trained with VecNormalize, but its statistics are missing")
+    return lambda obs: obs
+
+
+def load_pickled_normaliser(path: Path) -> Callable[[np.ndarray], np.ndarray]:
+    """``normalize_obs`` of a pickled VecNormalize (runs code from the file: ``--trust-pickle`` only)."""
+    # NOTE: VecNormalize.load wants a VecEnv only to check spaces; normalize_obs needs just the
+    # statistics, so unpickle them (what VecNormalize.load does) and freeze them.
+    try:
+        with open(path, "rb") as handle:
+            vecnorm = pickle.load(handle)  # noqa: S301  (--trust-pickle)
+        vecnorm.training = False
+        vecnorm.norm_reward = False
+        return vecnorm.normalize_obs
+    except Exception as err:  # a damaged pickle raises whatever its bytes make it raise
+        raise EvaluationError(f"{path}: cannot read the pickled statistics ({type(err).__name__}: {err})") from None
+
+
+def load_trusted_model(files: RunFiles, algo: str | None):
+    """SB3's own ``load`` (unpickles the zip's entries): ``algo``'s class, or PPO then SAC."""
+    from stable_baselines3 import PPO, SAC
+
+    errors = []
+    for name, algo_cls in {"ppo": PPO, "sac": SAC}.items():
+        if algo is not None and name != algo:
+            continue
+        try:
+            return algo_cls.load(str(files.model), device="cpu")
+        except Exception as err:  # wrong algorithm class or not a model: try the next one
+            errors.append(f"{algo_cls.__name__}: {err}")
+    raise EvaluationError(f"could not load {files.model} as a PPO or SAC model: {'; '.join(errors)}")
+
+
+def load_safe_model(files: RunFiles, algo: str | None, env: gym.Env | None):
+    """:func:`training.model_file.load_model_safely` with ``env``'s spaces (None: the run's env)."""
+    probe = None
+    if env is None:
+        trained_on = files.config.get("env")
+        if trained_on is None:
+            raise EvaluationError(
+                f"{files.model}: without its run folder's config.yaml the env it acts in is unknown: pass the "
+                "env (load_model_policy(files, env)) or trust_pickle=True"
+            )
+        try:
+            check_env_id(trained_on)
+        except ValueError as err:
+            raise EvaluationError(f"{files.config_file}: {err}") from None
+        env = probe = gym.make(trained_on, **files.env_kwargs)
+    try:
+        return load_model_safely(files.model, algo, env.observation_space, env.action_space)
+    except UnsafeModelError as err:
+        raise EvaluationError(str(err)) from None
+    finally:
+        if probe is not None:
+            probe.close()
+
+
+def check_policy_fits(files: RunFiles, env: gym.Env, env_id: str, env_kwargs: dict[str, Any]) -> None:
+    """Raise :class:`EvaluationError` when the saved model's observation or action size is not
+    ``env``'s, naming both sizes and the env and keywords the policy was trained with."""
+    try:
+        data = read_model_data(files.model)
+    except UnsafeModelError as err:
+        raise EvaluationError(str(err)) from None
+    for name, noun in (("observation_space", "observations"), ("action_space", "actions")):
+        saved, ours = saved_shape(data, name), getattr(env, name).shape
+        if saved is not None and saved != ours:
+            raise EvaluationError(
+                f"--policy {files.model}: the policy {'takes' if noun == 'observations' else 'gives'} {noun} of "
+                f"size {_size(saved)}, {env_id} with env_kwargs {env_kwargs} has {_size(ours)}; "
+                + trained_with(files)
+            )
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return str(shape[0]) if len(shape) == 1 else str(shape)
+
+
+def trained_with(files: RunFiles) -> str:
+    """Where the policy was trained (env, action_mode, robot), as a hint to evaluate it there."""
+    env_id = files.config.get("env")
+    if env_id is None:
+        return "no config.yaml beside the model says which env it was trained on: evaluate it on that env"
+    kwargs = files.env_kwargs
+    mode, robot = kwargs.get("action_mode", "the env's default"), kwargs.get("robot", "the env's default")
+    return (
+        f"it was trained on {env_id} with action_mode={mode}, robot={robot} (env_kwargs {kwargs}): evaluate it "
+        f"with --env {env_id} and those env_kwargs"
+    )
+
+
+def load_policy(spec: str, trust_pickle: bool = False) -> Policy:
+    """``nominal``, ``scripted``, a run folder or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``
+    (a model loaded as :func:`load_model_policy` loads it, in the env of its run config)."""
     if spec in ("nominal", "scripted"):
         # scripted: the scenario drives the env through its hook (see evaluate()); the action is zero.
         def zero_action(obs: np.ndarray, env: gym.Env) -> np.ndarray:
@@ -103,7 +223,7 @@ def load_policy(spec: str) -> Policy:
 
         zero_action.__name__ = spec  # what an evaluation record names as its policy
         return zero_action
-    return load_model_policy(policy_files(spec))
+    return load_model_policy(policy_files(spec), trust_pickle=trust_pickle)
 
 
 def policy_files(spec: str | Path) -> RunFiles:
@@ -130,6 +250,39 @@ def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
         return gif
 
 
+def check_counts(episodes: int, seed: int, max_steps: int | None) -> None:
+    """:class:`EvaluationError` unless ``episodes >= 1``, ``seed >= 0`` and ``max_steps`` is None or >= 1."""
+    for name, value, low in (("--episodes", episodes, 1), ("--seed", seed, 0), ("--max-steps", max_steps, 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low):
+            raise EvaluationError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def check_output_path(path: Path | None, option: str) -> None:
+    """Raise :class:`EvaluationError` unless a file can be written at ``path`` (None: nothing to
+    check): not a folder, its folder exists or is created here, and a file can be created in it."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise EvaluationError(f"{option} must be a file path, got {str(path)!r} (a folder)")
+    folder = path.parent
+    blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise EvaluationError(
+            f"{option} must be a writable file path, got {str(path)!r} ({blocking} is a file, not a folder)"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(13, "the file is read-only")
+    except OSError as err:
+        raise EvaluationError(
+            f"{option} must be a writable file path, got {str(path)!r} (cannot write in {folder}: {err.strerror or err})"
+        ) from None
+
+
 def evaluate(
     env_id: str,
     policy: str | Policy,
@@ -141,6 +294,7 @@ def evaluate(
     plot: Path | None = None,
     scenario: str | None = None,
     on_reset: Callable[[gym.Env, int], None] | None = None,
+    trust_pickle: bool = False,
 ) -> dict[str, Any]:
     """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record.
 
@@ -154,9 +308,13 @@ def evaluate(
     name).
     ``on_reset(env, episode_seed)``, if given, runs right after each episode's reset (a policy's
     per-episode state, a perturbation of the initial state: see :mod:`training.comparison`).
+    ``trust_pickle``: load a trained policy as :func:`load_model_policy` does with it.
+    Bad arguments raise :class:`EvaluationError` or ``ValueError`` before any episode runs.
     """
-    if episodes < 1:
-        raise EvaluationError(f"--episodes must be >= 1, got {episodes}")
+    check_env_id(env_id)  # ConfigError (a ValueError) naming the valid ids
+    check_counts(episodes, seed, max_steps)
+    check_output_path(video, "--video")
+    check_output_path(plot, "--plot")
     make_kwargs: dict[str, Any] = {}
     script: Scenario | None = None
     if scenario is not None and policy != "scripted":
@@ -167,13 +325,13 @@ def evaluate(
         except ValueError as err:
             raise EvaluationError(str(err)) from err
         make_kwargs.update(script.env_kwargs)
+    files: RunFiles | None = None
     if callable(policy):
         act = policy
     elif policy in ("nominal", "scripted"):
         act = load_policy(policy)
     else:
         files = policy_files(policy)
-        act = load_model_policy(files)
         trained_on = files.config.get("env")
         if trained_on is not None and trained_on != env_id.split(":")[-1]:
             print(f"warning: {files.model} was trained on {trained_on}, not {env_id}", file=sys.stderr)
@@ -186,6 +344,13 @@ def evaluate(
     if video is not None:
         make_kwargs["render_mode"] = "rgb_array"
     env = gym.make(env_id, **make_kwargs)
+    if files is not None:
+        try:
+            check_policy_fits(files, env, env_id, used_kwargs)
+            act = load_model_policy(files, env, trust_pickle)
+        except BaseException:
+            env.close()
+            raise
     if script is not None:
         env.unwrapped.set_scenario(script)
     frames: list[np.ndarray] = []
@@ -271,6 +436,20 @@ def record_trace(trace: dict[str, list], reward: float, info: dict[str, Any]) ->
                 add(f"task/{key}", array)
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """``--env-kwargs``: a JSON object (``argparse.ArgumentTypeError`` otherwise)."""
+    example = '\'{"push_magnitude_n": [0, 0]}\''
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"must be a JSON object such as {example}, got {text!r} ({err})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            f"must be a JSON object such as {example}, got {text!r} (a JSON {type(value).__name__})"
+        )
+    return value
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, help="environment id, e.g. HumanoidWBC-v0")
@@ -280,12 +459,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, required=True, help="output JSON file")
     parser.add_argument("--video", type=Path, default=None, help="mp4 of the first episode (gif without ffmpeg)")
     parser.add_argument("--max-steps", type=int, default=None, help="episode step limit (shorter episodes)")
-    parser.add_argument("--env-kwargs", type=json.loads, default=None, help="JSON dict of gym.make keywords")
+    parser.add_argument("--env-kwargs", type=json_object, default=None, help="JSON dict of gym.make keywords")
     parser.add_argument("--plot", type=Path, default=None, help="PNG of the first episode (CoM, forces)")
     parser.add_argument(
         "--scenario", default=None,
         help="with --policy scripted: HumanoidWBC-v0: ramp (default) | abrupt; HumanoidWBCWall-v0: lean (default); "
         "HumanoidWBCSeesaw-v0: push (default) | sine",
+    )  # fmt: skip
+    parser.add_argument(
+        "--trust-pickle", action="store_true",
+        help="load a run folder's pickled files (vecnormalize.pkl, the model zip's pickled entries) with SB3's own "
+        "loading, which runs code from them: only for files you trust",
     )  # fmt: skip
     return parser.parse_args(argv)
 
@@ -293,9 +477,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        check_output_path(args.json, "--json")  # before the rollouts, which it would otherwise throw away
         result = evaluate(
             args.env, args.policy, args.episodes, args.seed, args.max_steps, args.video, args.env_kwargs, args.plot,
-            args.scenario,
+            args.scenario, trust_pickle=args.trust_pickle,
         )  # fmt: skip
     except (EvaluationError, ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)

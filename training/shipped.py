@@ -1,8 +1,10 @@
 """The policies shipped in ``policies/<env id>/``, and how one is compared with the nominal controller.
 
 A shipped policy is a run folder reduced to what :func:`training.evaluate.evaluate` loads:
-``model.zip``, ``vecnormalize.pkl``, ``config.yaml`` (its ``env_kwargs``), plus ``train_info.json``
-and ``command.txt`` (how it was trained). Copy one in from a training run with::
+``model.zip``, ``vecnormalize.json`` (its normalisation statistics, read without running code),
+``config.yaml`` (its ``env_kwargs``), plus ``train_info.json`` and ``command.txt`` (how it was
+trained). No pickle is shipped: evaluation loads the folder through its safe path. Copy one in
+from a training run with::
 
     python -m training.shipped ship --run RUN_DIR [--model best|final]
 
@@ -34,7 +36,7 @@ from training.run_folder import (
     CONFIG_FILE,
     INFO_FILE,
     MODEL_FILE,
-    VECNORM_FILE,
+    STATS_FILE,
     read_run_config,
 )
 
@@ -127,16 +129,22 @@ def shipped_envs() -> list[str]:
 
 def ship(run_dir: Path, model: str = "best") -> Path:
     """Copy a training run's ``best`` (periodic evaluation's best) or ``final`` model into
-    ``policies/<env id>/`` with its statistics and config; returns that folder."""
+    ``policies/<env id>/`` with its statistics (the JSON file, not the pickle) and config;
+    returns that folder."""
     config = read_run_config(run_dir)
     source = run_dir / BEST_DIR if model == "best" else run_dir
     zip_name = BEST_MODEL_FILE if model == "best" else MODEL_FILE
     if not (source / zip_name).is_file():
         raise FileNotFoundError(f"{source / zip_name} not found (train longer than one evaluation period?)")
+    if not (source / STATS_FILE).is_file():
+        raise FileNotFoundError(
+            f"{source / STATS_FILE} not found (a run from before the JSON statistics: convert it first with "
+            f"`python -m training.normalisation convert {run_dir}`, if you trust its pickles)"
+        )
     target = POLICY_ROOT / config["env"]
     target.mkdir(parents=True, exist_ok=True)
     save_without_optimizer_state(source / zip_name, target / MODEL_FILE, config["algo"])
-    shutil.copyfile(source / VECNORM_FILE, target / VECNORM_FILE)
+    shutil.copyfile(source / STATS_FILE, target / STATS_FILE)
     for name in _RUN_RECORDS:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, target / name)

@@ -1,9 +1,9 @@
 """Snapshots of a training run at chosen step totals: saved, evaluated, and the point a stopped run resumes from.
 
 A run with ``snapshot_steps: [N1, N2, ...]`` in its config saves, at the first env step where the
-total reaches each ``N``, ``snapshots/model_<N>_steps.zip`` and
-``snapshots/model_vecnormalize_<N>_steps.pkl`` (SB3's checkpoint names, so ``training.evaluate
---policy`` and ``--init-from`` read them), and adds one line to ``snapshots/progress.jsonl``:
+total reaches each ``N``, ``snapshots/model_<N>_steps.zip`` and its statistics
+``snapshots/model_vecnormalize_<N>_steps.json`` and ``.pkl`` (SB3's checkpoint names, so
+``training.evaluate --policy`` and ``--init-from`` read them), and adds one line to ``snapshots/progress.jsonl``:
 ``{"steps": n, "wall_s": w}`` (``n`` the exact total, ``>= N`` by less than ``n_envs``; ``w`` the
 training wall time up to it, over every part of a resumed run [s]). A snapshot is the policy
 that acted at that step: a PPO update at the end of the rollout comes after it. With
@@ -39,6 +39,12 @@ def model_path(run_dir: Path, steps: int) -> Path:
 def vecnormalize_path(run_dir: Path, steps: int) -> Path:
     """``run_dir/snapshots/model_vecnormalize_<steps>_steps.pkl`` (beside :func:`model_path`)."""
     return Path(run_dir) / SNAPSHOT_DIR / f"model_vecnormalize_{steps}_steps.pkl"
+
+
+def statistics_path(run_dir: Path, steps: int) -> Path:
+    """``run_dir/snapshots/model_vecnormalize_<steps>_steps.json``: the statistics as JSON
+    (:mod:`training.normalisation`)."""
+    return vecnormalize_path(run_dir, steps).with_suffix(".json")
 
 
 def eval_path(run_dir: Path, steps: int) -> Path:
@@ -82,7 +88,11 @@ def read_progress(run_dir: Path, saved_only: bool = True) -> list[Snapshot]:
 
 def latest_snapshot(run_dir: Path, normalize: bool) -> Snapshot | None:
     """The latest snapshot a run can resume from: its model and (when ``normalize``) statistics saved."""
-    usable = [s for s in read_progress(run_dir) if not normalize or vecnormalize_path(run_dir, s.target).is_file()]
+
+    def has_statistics(target: int) -> bool:
+        return statistics_path(run_dir, target).is_file() or vecnormalize_path(run_dir, target).is_file()
+
+    usable = [s for s in read_progress(run_dir) if not normalize or has_statistics(s.target)]
     return usable[-1] if usable else None
 
 
@@ -105,6 +115,8 @@ def snapshot_callback(
     """An SB3 callback saving (and evaluating) ``config["snapshot_steps"]``; ``wall_offset_s``: the
     training wall time before this part (a resumed run's, from its snapshot) [s]."""
     from stable_baselines3.common.callbacks import BaseCallback
+
+    from training.normalisation import write_statistics
 
     class SaveSnapshots(BaseCallback):
         def __init__(self) -> None:
@@ -130,6 +142,7 @@ def snapshot_callback(
             vecnorm = self.model.get_vec_normalize_env()
             if vecnorm is not None:
                 vecnorm.save(str(vecnormalize_path(run_dir, target)))
+                write_statistics(vecnorm, statistics_path(run_dir, target))
             if config["snapshot_eval_episodes"] > 0:
                 self._evaluate(target)
             record = {"target": target, "steps": int(self.num_timesteps), "wall_s": wall}

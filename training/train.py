@@ -13,11 +13,23 @@ command line); without ``--config`` the repository's ``configs/<algo>.yml`` is u
 (``--config none``: code defaults alone). ``--env-kwargs`` and ``--params`` values are read as YAML (``push_magnitude_n=[0,0]``,
 ``learning_rate=1e-4``). The run folder (default ``runs/<env>/<algo>_s<seed>_<time>``) receives:
 
-- ``model.zip`` (final model; also written on Ctrl-C), ``vecnormalize.pkl`` (observation/reward
-  statistics, when ``normalize``), ``config.yaml`` (env, algo, seed, resolved settings),
-  ``command.txt``, ``train_info.json`` (steps done, wall time, interrupted or not);
+- ``model.zip`` (final model; also written on Ctrl-C), ``vecnormalize.json`` and
+  ``vecnormalize.pkl`` (observation/reward statistics, when ``normalize``: as JSON, which
+  ``training.evaluate`` reads without running code, and as SB3's pickle), ``config.yaml`` (env,
+  algo, seed, resolved settings), ``command.txt``, ``train_info.json`` (steps done, wall time,
+  interrupted or not);
 - ``tb/`` TensorBoard logs, ``monitor/`` per-env episode CSVs, ``eval/evaluations.npz`` and
-  ``best/best_model.zip`` + ``best/vecnormalize.pkl`` (periodic evaluation), ``checkpoints/``.
+  ``best/best_model.zip`` + its statistics (periodic evaluation), ``checkpoints/`` (each model
+  with its statistics).
+
+Everything that can be checked (the settings and their ranges, the env keywords, ``--init-from``,
+the run folder) is checked before the run folder is created: a bad command writes nothing. If
+training then fails (an exception) before any model was saved, the folder this command created
+is removed (one that existed before keeps its files, less this command's ``config.yaml`` and
+``command.txt``), so the same command can run again; a folder that holds saved models is kept, and
+running the command again says how to go on (``--resume``) or start again (``--overwrite``).
+``--init-from`` and ``--resume`` load the saved model with SB3's own loading, which unpickles
+parts of the zip: train on only from run folders you trust (``docs/training.md``).
 
 ``--init-from`` trains on from a saved model (a run folder or zip, as ``training.evaluate``'s
 ``--policy`` takes it) and its normalisation statistics, into a new run folder: ``--timesteps``
@@ -48,6 +60,7 @@ import argparse
 import functools
 import json
 import shlex
+import shutil
 import signal
 import sys
 import time
@@ -66,6 +79,7 @@ from training.run_folder import (
     CONFIG_FILE,
     INFO_FILE,
     MODEL_FILE,
+    STATS_FILE,
     VECNORM_FILE,
     RunFiles,
     RunFolderError,
@@ -74,7 +88,14 @@ from training.run_folder import (
     read_run_config,
     write_run_config,
 )
-from training.snapshots import Snapshot, latest_snapshot, model_path, snapshot_callback, vecnormalize_path
+from training.snapshots import (
+    Snapshot,
+    latest_snapshot,
+    model_path,
+    snapshot_callback,
+    statistics_path,
+    vecnormalize_path,
+)
 
 EVAL_SEED_OFFSET = 10_000
 
@@ -113,18 +134,32 @@ def _callbacks(
 ) -> list:
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback, EvalCallback
 
-    class SaveVecNormalize(BaseCallback):
-        """On a new best evaluation: the training normalisation statistics beside ``best_model.zip``."""
+    from training.normalisation import write_statistics
 
-        def __init__(self, path: Path):
+    class SaveVecNormalize(BaseCallback):
+        """On a new best evaluation: the training normalisation statistics beside ``best_model.zip``
+        (``folder/vecnormalize.pkl`` and ``folder/vecnormalize.json``)."""
+
+        def __init__(self, folder: Path):
             super().__init__()
-            self.path = path
+            self.folder = folder
 
         def _on_step(self) -> bool:
             vecnorm = self.model.get_vec_normalize_env()
             if vecnorm is not None:
-                vecnorm.save(str(self.path))
+                vecnorm.save(str(self.folder / VECNORM_FILE))
+                write_statistics(vecnorm, self.folder / STATS_FILE)
             return True
+
+    class CheckpointWithStatistics(CheckpointCallback):
+        """SB3's checkpoints, with the statistics also as JSON (``model_vecnormalize_<N>_steps.json``)."""
+
+        def _on_step(self) -> bool:
+            result = super()._on_step()
+            vecnorm = self.model.get_vec_normalize_env()
+            if self.n_calls % self.save_freq == 0 and self.save_vecnormalize and vecnorm is not None:
+                write_statistics(vecnorm, Path(self._checkpoint_path("vecnormalize_", extension="json")))
+            return result
 
     n_envs = config["n_envs"]
     callbacks = []
@@ -132,7 +167,7 @@ def _callbacks(
         callbacks.append(snapshot_callback(env_id, config, run_dir, resumed.wall_s if resumed else 0.0))
     if config["checkpoint_freq"] > 0:
         callbacks.append(
-            CheckpointCallback(
+            CheckpointWithStatistics(
                 save_freq=max(config["checkpoint_freq"] // n_envs, 1),  # NOTE: counted in vector steps
                 save_path=str(run_dir / "checkpoints"),
                 name_prefix="model",
@@ -149,7 +184,7 @@ def _callbacks(
                 eval_freq=max(config["eval_freq"] // n_envs, 1),  # NOTE: counted in vector steps
                 log_path=str(run_dir / "eval"),
                 best_model_save_path=str(best_dir),
-                callback_on_new_best=SaveVecNormalize(best_dir / VECNORM_FILE),
+                callback_on_new_best=SaveVecNormalize(best_dir),
                 deterministic=True,
                 verbose=1,
             )
@@ -163,13 +198,47 @@ def default_run_dir(env_id: str, algo: str, seed: int, stamp: str | None = None)
 
 
 def prepare_run_dir(run_dir: Path, overwrite: bool) -> Path:
-    """Create ``run_dir``; refuse one that already holds a run unless ``overwrite``."""
+    """Create ``run_dir``; refuse one that already holds a run unless ``overwrite`` (the message says
+    whether that run finished, and how to go on with an unfinished one); :class:`ConfigError` when
+    the folder cannot be created."""
     if (run_dir / CONFIG_FILE).exists() and not overwrite:
+        if finished(run_dir):
+            raise ConfigError(
+                f"{run_dir} already holds a finished run ({CONFIG_FILE}, {INFO_FILE}); pass --overwrite to "
+                "train it again, or another --run-dir"
+            )
         raise ConfigError(
-            f"{run_dir} already holds a run ({CONFIG_FILE}); pass --overwrite or another --run-dir"
+            f"{run_dir} holds a run that did not finish (no {INFO_FILE}, or an interrupted one: it stopped or "
+            f"failed part-way); go on from its latest snapshot with --resume --run-dir {run_dir} (runs with "
+            "snapshot_steps), or start it again with --overwrite, or pass another --run-dir"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"--run-dir must be a folder that can be created, got {str(run_dir)!r} ({err.strerror or err})") from None
     return run_dir
+
+
+def saved_models(run_dir: Path) -> list[Path]:
+    """The model zips a run folder holds (final, best, checkpoints, snapshots)."""
+    return sorted(Path(run_dir).rglob("*.zip"))
+
+
+def clean_up_failed_run(run_dir: Path, created: bool) -> str:
+    """After training raised: remove what this command left when no model was saved (the whole
+    folder if ``created`` by it, else its ``config.yaml`` and ``command.txt``); returns what was done."""
+    models = saved_models(run_dir)
+    if models:
+        return (
+            f"kept {run_dir}: it holds {len(models)} saved model(s); go on with --resume --run-dir {run_dir} "
+            "(from its latest snapshot) or start again with --overwrite"
+        )
+    if created:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return f"removed {run_dir} (no model was saved): the same command can run again"
+    for name in (CONFIG_FILE, COMMAND_FILE):
+        (run_dir / name).unlink(missing_ok=True)
+    return f"removed {CONFIG_FILE} and {COMMAND_FILE} from {run_dir} (no model was saved): the same command can run again"
 
 
 #: policy_kwargs that only initialise the network (a run trained on from a saved model ignores them).
@@ -199,7 +268,7 @@ def check_init_from(spec: str | Path, algo: str, config: dict[str, Any], env: gy
                 f"--init-from {spec}: its network policy_kwargs={saved_network} differ from this run's "
                 f"{network} (a network cannot change while training on)"
             )
-    if config["normalize"] and files.vecnormalize is None:
+    if config["normalize"] and not files.has_statistics:
         raise ConfigError(f"--init-from {spec}: no normalisation statistics beside {files.model.name}")
     if saved.get("config", {}).get("normalize") and not config["normalize"]:
         raise ConfigError(
@@ -228,12 +297,16 @@ def train(
     A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
     """
     if resume is not None:
+        stats = statistics_path(run_dir, resume.target)
         init_files = RunFiles(
             model_path(run_dir, resume.target),
             vecnormalize_path(run_dir, resume.target) if config["normalize"] else None,
+            statistics=stats if config["normalize"] and stats.is_file() else None,
         )
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import VecNormalize
+
+    from training.normalisation import write_statistics
 
     algo_cls = {"ppo": PPO, "sac": SAC}[algo]
     run_provenance = provenance()  # the tree as training starts
@@ -247,7 +320,7 @@ def train(
     if config["normalize"]:
         norm = {"norm_obs": config["norm_obs"], "clip_obs": config["clip_obs"], "gamma": config["gamma"]}
         if init_files is not None:
-            venv = VecNormalize.load(str(init_files.vecnormalize), venv)
+            venv = load_statistics_on(init_files, venv)
             venv.training, venv.norm_reward, venv.gamma = True, config["norm_reward"], config["gamma"]
         else:
             venv = VecNormalize(venv, norm_reward=config["norm_reward"], **norm)
@@ -292,6 +365,7 @@ def train(
     model.save(str(run_dir / MODEL_FILE))
     if config["normalize"]:
         venv.save(str(run_dir / VECNORM_FILE))
+        write_statistics(venv, run_dir / STATS_FILE)
     steps = int(model.num_timesteps) - start_steps
     info = {
         "timesteps": steps,
@@ -305,6 +379,7 @@ def train(
         "interrupted": interrupted,
         "model": MODEL_FILE,
         "vecnormalize": VECNORM_FILE if config["normalize"] else None,
+        "statistics": STATS_FILE if config["normalize"] else None,
         "provenance": run_provenance,
     }
     (run_dir / INFO_FILE).write_text(json.dumps(info, indent=2))
@@ -343,13 +418,32 @@ def resume_point(run_dir: Path, env_id: str, algo: str, seed: int, config: dict[
     return latest_snapshot(run_dir, config["normalize"])
 
 
-def check_saved_spaces(model_zip: Path, env: gym.Env) -> None:
-    """Raise ``ConfigError`` unless the saved model's observation and action shapes are ``env``'s."""
-    from stable_baselines3.common.save_util import load_from_zip_file
+def load_statistics_on(files: RunFiles, venv):
+    """``venv`` in a VecNormalize with the saved statistics: the JSON file when there is one (what
+    ``VecNormalize.load`` gives from the pickle of the same numbers), else SB3's pickle."""
+    from stable_baselines3.common.vec_env import VecNormalize
 
-    data, _, _ = load_from_zip_file(model_zip, device="cpu", load_data=True)
+    from training.normalisation import StatisticsFileError, read_statistics, vecnormalize_on
+
+    if files.statistics is None:
+        return VecNormalize.load(str(files.vecnormalize), venv)
+    try:
+        return vecnormalize_on(read_statistics(files.statistics), venv)
+    except StatisticsFileError as err:
+        raise ConfigError(f"--init-from {files.statistics}: {err}") from None
+
+
+def check_saved_spaces(model_zip: Path, env: gym.Env) -> None:
+    """Raise ``ConfigError`` unless the saved model's observation and action shapes are ``env``'s
+    (read from the zip's JSON, nothing unpickled)."""
+    from training.model_file import UnsafeModelError, read_model_data, saved_shape
+
+    try:
+        data = read_model_data(model_zip)
+    except UnsafeModelError as err:
+        raise ConfigError(f"--init-from {err}") from None
     for name in ("observation_space", "action_space"):
-        saved, ours = data[name].shape, getattr(env, name).shape
+        saved, ours = saved_shape(data, name), getattr(env, name).shape
         if saved != ours:
             raise ConfigError(
                 f"--init-from {model_zip}: its {name} has shape {saved}, {env.spec.id} with "
@@ -534,9 +628,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"training: {args.run_dir} finished before; nothing to resume", flush=True)
                 return 0
             resume = resume_point(args.run_dir, env_id, args.algo, args.seed, config)
-        run_dir = prepare_run_dir(
-            args.run_dir or default_run_dir(env_id, args.algo, args.seed), args.overwrite or args.resume
-        )
+        run_dir = args.run_dir or default_run_dir(env_id, args.algo, args.seed)
+        created = not run_dir.exists()
+        prepare_run_dir(run_dir, args.overwrite or args.resume)
     except (ConfigError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -552,17 +646,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"training: resuming {run_dir} from its snapshot at {resume.steps} steps", flush=True)
         with open(run_dir / COMMAND_FILE, "a") as handle:
             handle.write(command)
-    info = train(
-        env_id,
-        args.algo,
-        config,
-        args.seed,
-        run_dir,
-        progress_bar=not args.no_progress_bar,
-        verbose=args.verbose,
-        init_files=init_files,
-        resume=resume,
-    )
+    try:
+        info = train(
+            env_id,
+            args.algo,
+            config,
+            args.seed,
+            run_dir,
+            progress_bar=not args.no_progress_bar,
+            verbose=args.verbose,
+            init_files=init_files,
+            resume=resume,
+        )
+    except Exception:
+        # A resumed run's folder holds the run it goes on from: never cleaned up.
+        outcome = f"kept {run_dir}" if resume is not None else clean_up_failed_run(run_dir, created)
+        print(f"training: failed; {outcome}", file=sys.stderr, flush=True)
+        raise
     state = "interrupted" if info["interrupted"] else "done"
     print(
         f"training: {state} after {info['timesteps']} steps in {info['wall_s']:.1f} s "

@@ -29,7 +29,7 @@ from training import train  # noqa: E402
 from training.comparison import judge  # noqa: E402
 from training.evaluate import EvaluationError, evaluate  # noqa: E402
 from training.provenance import provenance  # noqa: E402
-from training.run_folder import CONFIG_FILE, INFO_FILE, MODEL_FILE, VECNORM_FILE  # noqa: E402
+from training.run_folder import CONFIG_FILE, INFO_FILE, MODEL_FILE, STATS_FILE  # noqa: E402
 from training.shipped import CLAIMS  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
@@ -104,7 +104,7 @@ def main() -> int:
     info = json.loads((RUN_DIR / INFO_FILE).read_text())
     print(f"\ntrain_default: {info['timesteps']} steps at {info['steps_per_s']:.0f} steps/s; training {trained_s:.0f} s, "
           f"total {time.perf_counter() - start:.0f} s")  # fmt: skip
-    print(f"  model:        {RUN_DIR / MODEL_FILE} (+ {VECNORM_FILE}, {CONFIG_FILE})")
+    print(f"  model:        {RUN_DIR / MODEL_FILE} (+ {STATS_FILE}, {CONFIG_FILE})")
     print(f"  metrics:      {RUN_DIR / 'eval_trained.json'}, {RUN_DIR / 'eval_nominal.json'}")
     print(f"  plots:        {results['trained']['plot']}, {results['nominal']['plot']}")
     print(f"  video:        {results['trained'].get('video', 'none (offscreen rendering unavailable)')}")
