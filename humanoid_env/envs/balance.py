@@ -225,9 +225,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     - 2026-12-02: the observation's ``previous_action`` block holds the action just applied
       (``a_t`` after ``step(a_t)``, clipped; zeros after a reset); it lagged one step (``a_{t-1}``),
       so the policy never saw the action ``action_rate`` compares its next one with. Rewards,
-      states and every other block are unchanged bit for bit (the three envs, all action modes,
-      with and without estimation and randomisation, 60 steps each). The shipped policies,
-      trained with the late block, were re-checked (``tests/test_shipped_policies.py``). Also
+      states and every other block are unchanged bit for bit (``benchmarks.fingerprints``: 1000
+      steps of every env in every action mode on both robots, and 17 further settings). The
+      shipped policies, trained with the late block, were re-checked and their claims hold
+      (``tests/test_shipped_policies.py``, ``results/shipped_checks``). Also
       new: ``info["termination"]``; a non-finite estimate or torque ends the episode
       (``"nonfinite_estimate"``, ``"nonfinite_torques"``), a non-finite reset raises
       ``NonFiniteStateError``; stricter keyword checks (``frame_skip`` an integer in [1, 1000],
