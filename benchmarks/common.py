@@ -8,7 +8,6 @@ results.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
@@ -19,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
+from training import jsonio
 from training.provenance import provenance
 from wbc_layer import QPProblem
 
@@ -65,7 +65,7 @@ def write_json(
     path.parent.mkdir(parents=True, exist_ok=True)
     info = {**machine_start, "load_average_end": machine()["load_average"]}
     record = {"settings": settings, "machine": info, "provenance": provenance(), "results": results}
-    path.write_text(json.dumps(record, indent=2))
+    path.write_text(jsonio.dumps(record, indent=2))
     print(f"wrote {path}  (load average {machine_start['load_average']} -> {info['load_average_end']})")
 
 

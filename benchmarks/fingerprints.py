@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from training import jsonio
+
 ENVS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
 MODES = ("wbc", "torque", "pd")
 ROBOTS = ("hubo_lite", "g1")
@@ -203,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--out or --compare is required")
     result = record(args.steps, args.only)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.write_text(jsonio.dumps(result, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0
 

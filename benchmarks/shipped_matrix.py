@@ -37,6 +37,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from training import jsonio
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = ROOT / "results" / "shipped_checks" / "matrix.json"
 
@@ -76,7 +78,7 @@ def cell_main(env_id: str, perturbation: str, out: Path, episodes: int | None) -
         env_id, episodes or default_episodes, seed, max_steps, perturbation, controls=True, env_kwargs=CHECK_ENV_KWARGS[env_id]
     )
     result["threads"] = threads_in_use()
-    out.write_text(json.dumps(result))
+    out.write_text(jsonio.dumps(result))
 
 
 def expected(cell: dict[str, Any]) -> bool:
@@ -130,6 +132,11 @@ def rejudge(path: Path) -> int:
 
     record = json.loads(path.read_text())
     for cell in record["cells"]:
+        # episode metrics written as null (NaN) are NaN again for the verdicts
+        cell["nominal"] = jsonio.metrics_from_json(cell["nominal"])
+        cell["trained"] = jsonio.metrics_from_json(cell["trained"])
+        for control in cell["controls"].values():
+            control["record"] = jsonio.metrics_from_json(control["record"])
         claim = CLAIMS[cell["env"]]
         nominal = cell["nominal"]["episodes"]
         cell["claim"] = asdict(claim)
@@ -140,7 +147,7 @@ def rejudge(path: Path) -> int:
     record["table"] = markdown(record["cells"])
     record["all_as_expected"] = all(expected(cell) for cell in record["cells"])
     record.setdefault("rejudged", []).append(provenance())
-    path.write_text(json.dumps(record, indent=1))
+    path.write_text(jsonio.dumps(record, indent=1))
     print(record["table"] + f"\nrejudged {path}; every cell as expected: {record['all_as_expected']}")
     return 0 if record["all_as_expected"] else 1
 
@@ -216,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + table)
     record.update({"all_as_expected": all(expected(cell) for cell in cells), "table": table, "cells": cells})
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(record, indent=1))
+    args.json.write_text(jsonio.dumps(record, indent=1))
     print(f"wrote {args.json}; every cell as expected: {record['all_as_expected']}")
     return 0 if record["all_as_expected"] else 1
 

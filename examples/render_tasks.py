@@ -1,8 +1,12 @@
 """A picture of the robot in each task (the README's): each env in wbc mode, zero action.
 
-Offscreen rendering needs an OpenGL backend: ``MUJOCO_GL=egl`` on a headless machine.
+Offscreen rendering needs an OpenGL backend: on a machine without a display, ``MUJOCO_GL=egl``
+(a GPU driver's EGL, or Mesa's: Debian ``libegl1``) or ``MUJOCO_GL=osmesa`` (software, Debian
+``libosmesa6``); see docs/install.md, "Headless rendering". Writes ``OUT/tasks.png``::
 
-    MUJOCO_GL=egl python examples/render_tasks.py --seconds 1 --out docs/images
+    MUJOCO_GL=egl python examples/render_tasks.py --seconds 1 --out out/render_tasks
+
+``--out docs/images`` replaces the README's picture (a tracked file: only to update it).
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ def render(env_id: str, seconds: float) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="simulated time before the picture [s]")
-    parser.add_argument("--out", type=Path, default=Path("docs/images"), help="folder for tasks.png")
+    parser.add_argument(
+        "--out", type=Path, default=Path("out/render_tasks"), help="folder for tasks.png (docs/images: the README's)"
+    )
     args = parser.parse_args()
     frames = [render(env_id, args.seconds) for env_id in TASKS]
     figure, axes = plt.subplots(1, len(frames), figsize=(4 * len(frames), 3))

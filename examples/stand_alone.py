@@ -10,7 +10,6 @@ forces, and prints a JSON summary (also written to ``OUT/stand_alone.json``)::
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import matplotlib
@@ -22,6 +21,7 @@ import numpy as np  # noqa: E402
 from humanoid_env.envs.sensing import ContactSensor  # noqa: E402
 from humanoid_env.scenarios import min_jerk  # noqa: E402
 from humanoid_env.wbc_sim import WBCSimulation  # noqa: E402
+from training.jsonio import dumps  # noqa: E402  (strict JSON: NaN written as null)
 
 SHIFT_M = np.array([0.0, 0.02, 0.0])  # CoM reference move [m], to the left (+y)
 
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> dict:
         "right_foot_final_n": float(log["right_n"][-1]),
         "fallbacks": sim.fallbacks,
     }
-    (args.out / "stand_alone.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
+    (args.out / "stand_alone.json").write_text(dumps(summary, indent=2))
+    print(dumps(summary, indent=2))
     return summary
 
 

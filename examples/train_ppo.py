@@ -6,13 +6,13 @@ A minimal loop, without the run-folder machinery of ``python -m training.train``
 """
 
 import argparse
-import json
 from pathlib import Path
 
 import gymnasium as gym
 from stable_baselines3 import PPO
 
 import humanoid_env  # noqa: F401  (registers the environments)
+from training.jsonio import dumps  # strict JSON (NaN written as null)
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--timesteps", type=int, default=20_000, help="training env steps")
@@ -34,5 +34,5 @@ while not done:
     obs, reward, fell, truncated, info = eval_env.step(action)
     total, steps, done = total + float(reward), steps + 1, fell or truncated
 result = {"timesteps": args.timesteps, "return": total, "length": steps, "fell": bool(fell), "com": info["com"].tolist()}
-(args.out / "evaluation.json").write_text(json.dumps(result, indent=2))
-print(json.dumps(result, indent=2))
+(args.out / "evaluation.json").write_text(dumps(result, indent=2))
+print(dumps(result, indent=2))

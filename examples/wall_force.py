@@ -14,7 +14,6 @@ Shorter runs (at least 3 s) compress the timeline: the steady phase before the l
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import gymnasium as gym
@@ -25,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import humanoid_env  # noqa: E402, F401  (registers the environments)
 from humanoid_env.scenarios import WallLeanScenario  # noqa: E402
+from training.jsonio import dumps  # noqa: E402  (strict JSON: NaN written as null)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> dict:
     fig.tight_layout()
     fig.savefig(args.out / "wall_force.png", dpi=80)
     result = {"seconds": args.seconds, "fell": fell, **scenario.result()}
-    (args.out / "wall_force.json").write_text(json.dumps(result, indent=2))
-    print(json.dumps(result, indent=2))
+    (args.out / "wall_force.json").write_text(dumps(result, indent=2))
+    print(dumps(result, indent=2))
     return result
 
 

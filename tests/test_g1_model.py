@@ -126,7 +126,7 @@ def test_without_the_package_the_error_names_the_extra(monkeypatch):
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(g1_model.metadata, "distribution", missing)
-    with pytest.raises(G1ModelUnavailable, match=r'pip install "humanoid-wbc\[g1\]"'):
+    with pytest.raises(G1ModelUnavailable, match=r'pip install -e "\.\[g1\]"'):
         g1_mjcf_path()
 
 

@@ -1,6 +1,6 @@
 """The action-mode ablation: the same algorithm and step budget in ``wbc``, ``pd`` and ``torque`` modes.
 
-Usage::
+Usage:
 
     python -m training.ablation --env HumanoidWBC-v0 --algo ppo --timesteps 2000000 --seeds 0 1 2 \\
         [--modes wbc pd torque] [--config configs/ppo.yml] [--config-for torque=configs/my_torque.yml] \\
@@ -10,11 +10,11 @@ Usage::
 
 Every (mode, seed) is one ``python -m training.train`` run with ``--env-kwargs action_mode=<mode>``
 and the same ``--timesteps``, into ``OUT/<mode>/s<seed>``, run as one Ray Tune trial
-(:mod:`training.ray_sweep`: as many at once as the CPUs allow, ``--cpus-per-trial`` each, on this
+([`training.ray_sweep`][training.ray_sweep]: as many at once as the CPUs allow, ``--cpus-per-trial`` each, on this
 machine or, with ``--address HOST:PORT``, a Ray cluster; a failed run is reported and the others go
 on); a finished run (``train_info.json``, not interrupted) is kept, so a stopped ablation resumes. Each mode's hyperparameters come from ``--config`` or its ``--config-for`` file (the
 budget is always ``--timesteps``). Then every run is evaluated (``training.evaluate``, deterministic,
-``--eval-episodes`` episodes from seed :data:`EVAL_SEED`), beside the nominal controller (zero action
+``--eval-episodes`` episodes from seed [`EVAL_SEED`][training.ablation.EVAL_SEED]), beside the nominal controller (zero action
 in wbc mode) on the same seeds, and ``OUT/results.json`` (per run and per mode: mean and std over
 seeds), ``OUT/table.md`` (the README's table) and ``OUT/learning_curves.png`` (episode return vs env
 steps from the training Monitor files, each seed thin, the mean thick, the nominal return dashed) are
@@ -24,8 +24,8 @@ the table and the plot from ``OUT/results.json``; neither it nor ``--dry-run`` s
 
 The long form, ``--snapshots N1 N2 ...``: every run saves its model at those step totals and evaluates
 it there on the ``--eval-episodes`` episodes of the nominal controller's evaluation
-(:mod:`training.snapshots`); a run stopped part-way (Ctrl-C, a killed session) resumes from its
-latest snapshot when the same command is run again. The report (:mod:`training.sample_efficiency`,
+([`training.snapshots`][training.snapshots]); a run stopped part-way (Ctrl-C, a killed session) resumes from its
+latest snapshot when the same command is run again. The report ([`training.sample_efficiency`][training.sample_efficiency],
 also from unfinished runs, and with ``--report-only`` without training) gives the samples to the
 nominal controller's level per mode and the results at equal budgets.
 
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from training import jsonio
 from training.provenance import provenance
 from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
 from training.run_folder import finished
@@ -219,7 +220,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def train_plan(args: argparse.Namespace, plan: list[tuple[str, int, Path]]) -> int:
     """Train every (mode, seed, run folder) of ``plan`` not finished before, as Ray Tune trials;
-    :func:`training.ray_sweep.sweep_exit_code`'s status."""
+    [`training.ray_sweep.sweep_exit_code`][training.ray_sweep.sweep_exit_code]'s status."""
     runs = []
     for mode, seed, run_dir in plan:
         if finished(run_dir):
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 def snapshot_ablation(args: argparse.Namespace, plan: list[tuple[str, int, Path]], run_provenance: dict) -> int:
     """The long form (``--snapshots``): train (resuming stopped runs) unless ``--report-only``, then the
     nominal controller on the evaluation seeds (``OUT/nominal.json``, made once) and the report of
-    :mod:`training.sample_efficiency` from every run's evaluated snapshots, finished or not."""
+    [`training.sample_efficiency`][training.sample_efficiency] from every run's evaluated snapshots, finished or not."""
     from training import sample_efficiency
 
     if not args.report_only:
@@ -303,8 +304,8 @@ def snapshot_ablation(args: argparse.Namespace, plan: list[tuple[str, int, Path]
     nominal_path = args.out / "nominal.json"
     if not nominal_path.is_file():
         args.out.mkdir(parents=True, exist_ok=True)
-        nominal_path.write_text(json.dumps(evaluate_nominal(args), indent=1))
-    nominal = json.loads(nominal_path.read_text())
+        nominal_path.write_text(jsonio.dumps(evaluate_nominal(args), indent=1))
+    nominal = jsonio.metrics_from_json(json.loads(nominal_path.read_text()))
     results = {
         "env": args.env,
         "algo": args.algo,
@@ -338,7 +339,7 @@ def write_report(results: dict[str, Any], out: Path) -> None:
         run["steps_to_nominal_return"] = steps_to_reach(*evaluations[run["mode"]][-1], nominal_return)
         curves.setdefault(run["mode"], []).append(learning_curve(run_dir))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(results, indent=2))
+    (out / "results.json").write_text(jsonio.dumps(results, indent=2))
     title = f"{results['env']} {results['algo']}: {results['timesteps']} steps, seeds {results['seeds']}"
     reference = ("nominal WBC (evaluation return)", nominal_return)
     plot_learning_curves(curves, out / "learning_curves.png", title, reference, evaluations)

@@ -2,7 +2,7 @@
 episode on the same seeds, with a one-sided bootstrap bound and a verdict.
 
 Every claim that something is better (or no worse) than something else goes through
-:func:`judge`: the shipped-policy checks in CI, ``python -m training.shipped compare``, and the
+[`judge`][training.comparison.judge]: the shipped-policy checks in CI, ``python -m training.shipped compare``, and the
 perturbation matrix (``python -m benchmarks.shipped_matrix``).
 
 How a verdict is reached. Episode ``i`` of both sides is reset with seed ``seed + i`` (the same
@@ -17,14 +17,14 @@ pure function of the episode records). The claim holds when both one-sided upper
 
 A negative margin claims an improvement; a positive one, non-inferiority within that margin.
 
-Perturbations (the matrix's cells; :data:`PERTURBATIONS`): ``reference`` (the env's own QP solver,
+Perturbations (the matrix's cells; [`PERTURBATIONS`][training.comparison.PERTURBATIONS]): ``reference`` (the env's own QP solver,
 the machine's threads), ``other_qp_solver`` (proxsuite where the env uses an exact active-set
 solver, eiquadprog where it uses proxsuite: iterative vs exact solutions), ``initial_state_noise`` (every initial ``qpos`` entry times
 ``1 + 1e-9 N(0, 1)``, drawn per episode from the episode seed), ``one_thread`` (BLAS and OpenMP on
-one thread instead of two: set by the process that runs the cell, see :func:`thread_environment`;
-torch acts on one thread in every cell, :data:`training.evaluate.POLICY_TORCH_THREADS`).
+one thread instead of two: set by the process that runs the cell, see [`thread_environment`][training.comparison.thread_environment];
+torch acts on one thread in every cell, [`training.evaluate.POLICY_TORCH_THREADS`][training.evaluate.POLICY_TORCH_THREADS]).
 
-Negative controls (:data:`NEGATIVE_CONTROLS`), which a check must reject in every cell: the
+Negative controls (`NEGATIVE_CONTROLS`), which a check must reject in every cell: the
 nominal controller with N(0, 0.3) action noise (clipped to the action box; the noise generator is
 seeded per episode, so every cell sees the same noise), and the shipped policy with +0.2 added to
 every action (clipped).
@@ -33,7 +33,6 @@ every action (clipped).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -42,6 +41,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from training import jsonio
 
 if TYPE_CHECKING:
     from training.evaluate import Policy
@@ -66,7 +67,7 @@ class Claim:
     """What a comparison asserts about ``candidate - baseline`` (lower is better).
 
     Attributes:
-        metric: an episode metric of :mod:`training.metrics` (e.g. ``hand_force_rmse_n`` [N]).
+        metric: an episode metric of [`training.metrics`][training.metrics] (e.g. ``hand_force_rmse_n`` [N]).
         metric_margin: bound on the mean paired metric difference, in the metric's units
             (< 0: an improvement is claimed; > 0: no worse than this).
         fall_margin: bound on the paired difference of fall rates [falls per episode].
@@ -92,7 +93,7 @@ class Claim:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of :func:`judge` (differences are candidate - baseline)."""
+    """The outcome of [`judge`][training.comparison.judge] (differences are candidate - baseline)."""
 
     passed: bool
     claim: Claim
@@ -134,7 +135,7 @@ def bootstrap_upper_bound(differences: Sequence[float], confidence: float, resam
 
 
 def judge(baseline: Sequence[dict[str, Any]], candidate: Sequence[dict[str, Any]], claim: Claim) -> Verdict:
-    """Paired verdict on two lists of episode records (as :func:`training.evaluate.evaluate`
+    """Paired verdict on two lists of episode records (as [`training.evaluate.evaluate`][training.evaluate.evaluate]
     returns them under ``"episodes"``, episode ``i`` of both on the same seed)."""
     if len(baseline) != len(candidate) or not baseline:
         raise ValueError(f"need the same non-zero number of episodes, got {len(baseline)} and {len(candidate)}")
@@ -265,8 +266,8 @@ def rollouts(
     env_kwargs: dict[str, Any] | None = None,
     max_steps: int | None = None,
 ) -> dict[str, Any]:
-    """:func:`training.evaluate.evaluate` under ``perturbation`` (threads excepted: they are the
-    process's, see :func:`thread_environment`); returns its record."""
+    """[`training.evaluate.evaluate`][training.evaluate.evaluate] under ``perturbation`` (threads excepted: they are the
+    process's, see [`thread_environment`][training.comparison.thread_environment]); returns its record."""
     from training.evaluate import evaluate
 
     kwargs = perturbed_env_kwargs(env_id, env_kwargs or {}, perturbation)
@@ -326,7 +327,7 @@ def _main(argv: list[str] | None = None) -> int:
         print(f"  {reason}")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"verdict": verdict.as_dict(), **records}, indent=2))
+        args.json.write_text(jsonio.dumps({"verdict": verdict.as_dict(), **records}, indent=2))
     return 0 if verdict.passed else 1
 
 

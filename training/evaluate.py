@@ -1,6 +1,6 @@
 """Evaluation rollouts of a policy on a humanoid-wbc environment, written as JSON.
 
-Usage::
+Usage:
 
     python -m training.evaluate --env HumanoidWBC-v0 --policy nominal --episodes 5 --seed 0 \\
         --json runs/eval.json [--video runs/eval.mp4] [--max-steps 200] [--env-kwargs '{"push_magnitude_n": [0, 0]}']
@@ -10,7 +10,7 @@ where it has one, an error otherwise: ``HumanoidWBCWall-v0`` the wall experiment
 Control of Constrained Floating-Base Robots*, ``HumanoidWBC-v0`` its contact switching;
 ``--scenario ramp|abrupt`` picks the variant of the latter; ``HumanoidWBCSeesaw-v0`` the push test
 of *iCub Balancing on a Seesaw* or, with ``--scenario sine``, its CoM tracking test; see
-:mod:`humanoid_env.scenarios`), a run folder of ``python -m training.train`` or the path of a
+[`humanoid_env.scenarios`][humanoid_env.scenarios]), a run folder of ``python -m training.train`` or the path of a
 stable-baselines3 PPO/SAC ``.zip`` model. A run folder (or a zip inside one: ``model.zip``,
 ``best/best_model.zip``, ``checkpoints/model_N_steps.zip``) brings its normalisation statistics
 (VecNormalize, used with ``training=False``, ``norm_reward=False``) and the ``env_kwargs`` of its
@@ -20,7 +20,7 @@ task signals (hand force, board tilt, ...) when the env's ``info`` has them. The
 checked (their folders created) before any episode runs.
 
 A run folder is loaded without running code from it: the statistics from ``vecnormalize.json``
-(:mod:`training.normalisation`), the model through :func:`training.model_file.load_model_safely`
+([`training.normalisation`][training.normalisation]), the model through [`training.model_file.load_model_safely`][training.model_file.load_model_safely]
 (no unpickling). A folder with only the pickled ``vecnormalize.pkl`` of older runs, or a model zip
 the safe loader cannot rebuild, is refused unless ``--trust-pickle`` (SB3's own loading, which
 runs whatever the files contain: only for files you trust); or convert the folder once with
@@ -47,6 +47,7 @@ import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.scenarios import Scenario, make_scenario
+from training import jsonio
 from training.config import ALGOS, check_env_id
 from training.metrics import metrics_for, summarise
 from training.model_file import UnsafeModelError, load_model_safely, read_model_data, saved_shape
@@ -73,13 +74,13 @@ CONVERT_HINT = "convert the folder once with `python -m training.normalisation c
 
 def load_model_policy(files: RunFiles, env: gym.Env | None = None, trust_pickle: bool = False) -> Policy:
     """Deterministic SB3 policy of ``files.model``, normalising observations as in training.
-    Sets torch to :data:`POLICY_TORCH_THREADS` threads for the process.
+    Sets torch to [`POLICY_TORCH_THREADS`][training.evaluate.POLICY_TORCH_THREADS] threads for the process.
 
     Without ``trust_pickle`` nothing is unpickled: the statistics come from ``files.statistics``
-    (JSON) and the model from :func:`training.model_file.load_model_safely`, with the spaces of
+    (JSON) and the model from [`training.model_file.load_model_safely`][training.model_file.load_model_safely], with the spaces of
     ``env`` (None: an env made from the run's ``config.yaml``). With ``trust_pickle``: SB3's own
     loading, and the pickled statistics when there is no JSON (the files run code: trusted ones only).
-    Raises :class:`EvaluationError` naming the file and what to do.
+    Raises [`EvaluationError`][training.evaluate.EvaluationError] naming the file and what to do.
     """
     import torch
 
@@ -96,7 +97,7 @@ def load_model_policy(files: RunFiles, env: gym.Env | None = None, trust_pickle:
 
 
 def policy_algo(files: RunFiles) -> str | None:
-    """The run config's ``algo`` (None without one); :class:`EvaluationError` unless ppo or sac."""
+    """The run config's ``algo`` (None without one); [`EvaluationError`][training.evaluate.EvaluationError] unless ppo or sac."""
     algo = files.config.get("algo")
     if algo is not None and algo not in ALGOS:
         raise EvaluationError(
@@ -156,7 +157,7 @@ def load_trusted_model(files: RunFiles, algo: str | None):
 
 
 def load_safe_model(files: RunFiles, algo: str | None, env: gym.Env | None):
-    """:func:`training.model_file.load_model_safely` with ``env``'s spaces (None: the run's env)."""
+    """[`training.model_file.load_model_safely`][training.model_file.load_model_safely] with ``env``'s spaces (None: the run's env)."""
     probe = None
     if env is None:
         trained_on = files.config.get("env")
@@ -180,7 +181,7 @@ def load_safe_model(files: RunFiles, algo: str | None, env: gym.Env | None):
 
 
 def check_policy_fits(files: RunFiles, env: gym.Env, env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """Raise :class:`EvaluationError` when the saved model's observation or action size is not
+    """Raise [`EvaluationError`][training.evaluate.EvaluationError] when the saved model's observation or action size is not
     ``env``'s, naming both sizes and the env and keywords the policy was trained with."""
     try:
         data = read_model_data(files.model)
@@ -215,7 +216,7 @@ def trained_with(files: RunFiles) -> str:
 
 def load_policy(spec: str, trust_pickle: bool = False) -> Policy:
     """``nominal``, ``scripted``, a run folder or a path to an SB3 PPO/SAC zip -> ``policy(obs, env) -> action``
-    (a model loaded as :func:`load_model_policy` loads it, in the env of its run config)."""
+    (a model loaded as [`load_model_policy`][training.evaluate.load_model_policy] loads it, in the env of its run config)."""
     if spec in ("nominal", "scripted"):
         # scripted: the scenario drives the env through its hook (see evaluate()); the action is zero.
         def zero_action(obs: np.ndarray, env: gym.Env) -> np.ndarray:
@@ -227,7 +228,7 @@ def load_policy(spec: str, trust_pickle: bool = False) -> Policy:
 
 
 def policy_files(spec: str | Path) -> RunFiles:
-    """:func:`training.run_folder.find_run_files` of a ``--policy`` that is neither ``nominal``
+    """[`training.run_folder.find_run_files`][training.run_folder.find_run_files] of a ``--policy`` that is neither ``nominal``
     nor ``scripted``; raises ``EvaluationError`` naming what ``--policy`` may be."""
     try:
         return find_run_files(spec)
@@ -251,14 +252,14 @@ def write_video(frames: list[np.ndarray], path: Path, fps: int) -> Path:
 
 
 def check_counts(episodes: int, seed: int, max_steps: int | None) -> None:
-    """:class:`EvaluationError` unless ``episodes >= 1``, ``seed >= 0`` and ``max_steps`` is None or >= 1."""
+    """[`EvaluationError`][training.evaluate.EvaluationError] unless ``episodes >= 1``, ``seed >= 0`` and ``max_steps`` is None or >= 1."""
     for name, value, low in (("--episodes", episodes, 1), ("--seed", seed, 0), ("--max-steps", max_steps, 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low):
             raise EvaluationError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 def check_output_path(path: Path | None, option: str) -> None:
-    """Raise :class:`EvaluationError` unless a file can be written at ``path`` (None: nothing to
+    """Raise [`EvaluationError`][training.evaluate.EvaluationError] unless a file can be written at ``path`` (None: nothing to
     check): not a folder, its folder exists or is created here, and a file can be created in it."""
     if path is None:
         return
@@ -298,18 +299,18 @@ def evaluate(
 ) -> dict[str, Any]:
     """Roll out ``policy`` for ``episodes`` episodes and return the evaluation record.
 
-    ``policy``: a :func:`load_policy` spec, or a ``policy(obs, env) -> action`` callable (recorded by
+    ``policy``: a [`load_policy`][training.evaluate.load_policy] spec, or a ``policy(obs, env) -> action`` callable (recorded by
     its ``__name__``). For a trained policy the run's ``env_kwargs`` are the base and ``env_kwargs``
     override them.
     ``policy="scripted"`` runs the env's scripted scenario ``scenario`` (None: its default; see
-    :data:`humanoid_env.scenarios.SCENARIOS`): its ``env_kwargs`` (pushes off) are the base,
+    [`humanoid_env.scenarios.SCENARIOS`][humanoid_env.scenarios.SCENARIOS]): its ``env_kwargs`` (pushes off) are the base,
     an episode ends when the script does (or earlier on termination or ``max_steps``), and its
     metrics are merged into each episode's record (replacing the env's generic ones of the same
     name).
     ``on_reset(env, episode_seed)``, if given, runs right after each episode's reset (a policy's
-    per-episode state, a perturbation of the initial state: see :mod:`training.comparison`).
-    ``trust_pickle``: load a trained policy as :func:`load_model_policy` does with it.
-    Bad arguments raise :class:`EvaluationError` or ``ValueError`` before any episode runs.
+    per-episode state, a perturbation of the initial state: see [`training.comparison`][training.comparison]).
+    ``trust_pickle``: load a trained policy as [`load_model_policy`][training.evaluate.load_model_policy] does with it.
+    Bad arguments raise [`EvaluationError`][training.evaluate.EvaluationError] or ``ValueError`` before any episode runs.
     """
     check_env_id(env_id)  # ConfigError (a ValueError) naming the valid ids
     check_counts(episodes, seed, max_steps)
@@ -405,11 +406,11 @@ TASK_SIGNAL_WORDS = ("hand", "tilt", "board", "wall")
 
 
 def record_trace(trace: dict[str, list], reward: float, info: dict[str, Any]) -> None:
-    """Append one env step of ``info`` to ``trace`` (plain lists, for :mod:`training.plotting`).
+    """Append one env step of ``info`` to ``trace`` (plain lists, for [`training.plotting`][training.plotting]).
 
     Keys: ``time`` [s], ``reward``, ``com`` / ``com_ref`` ((3,) [m]), ``force/<contact>`` ((3,) [N],
     measured, world frame), ``force_target/<contact>`` ([N] or (3,) [N]), ``push_force`` ((3,) [N]),
-    ``task/<info key>`` for numeric entries named with :data:`TASK_SIGNAL_WORDS`.
+    ``task/<info key>`` for numeric entries named with [`TASK_SIGNAL_WORDS`][training.evaluate.TASK_SIGNAL_WORDS].
     """
 
     def add(key: str, value: Any) -> None:
@@ -487,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result["provenance"] = provenance()
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
+    args.json.write_text(jsonio.dumps(result, indent=2))
     print(f"{args.env} / {args.policy}: {len(result['episodes'])} episode(s) -> {args.json}")
     for key, value in result["summary"].items():
         print(f"  {key}: {value:.6g}")

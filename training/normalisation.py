@@ -2,8 +2,8 @@
 
 SB3 saves a ``VecNormalize`` by pickling it (``vecnormalize.pkl``): loading such a file runs whatever
 code it names, so a planted file runs a command. A run folder therefore also holds the same statistics
-as JSON (:data:`training.run_folder.STATS_FILE`), which :func:`read_statistics` loads with ``json``
-alone, checking every field::
+as JSON (`training.run_folder.STATS_FILE`), which [`read_statistics`][training.normalisation.read_statistics] loads with ``json``
+alone, checking every field:
 
     {"format": "humanoid-wbc VecNormalize statistics", "version": 1,
      "norm_obs": true, "norm_reward": true, "clip_obs": 10.0, "clip_reward": 10.0,
@@ -14,7 +14,7 @@ alone, checking every field::
 Floats are written with Python's ``repr`` (shortest round trip), so the arrays read back are the
 saved float64 arrays bit for bit. Only ``Box`` observations (one array) are supported.
 
-Convert an old run folder (or the pickle files themselves) once, for files you trust::
+Convert an old run folder (or the pickle files themselves) once, for files you trust:
 
     python -m training.normalisation convert RUN_DIR [--remove-pickle]
 
@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from training import jsonio
 
 FORMAT = "humanoid-wbc VecNormalize statistics"
 VERSION = 1
@@ -112,7 +114,7 @@ def statistics_of(vecnorm) -> NormalisationStatistics:
 
 def vecnormalize_on(stats: NormalisationStatistics, venv, training: bool = True):
     """A ``VecNormalize`` around ``venv`` with ``stats`` (what ``VecNormalize.load`` gives from the
-    pickle of the same statistics); raises :class:`StatisticsFileError` when ``venv``'s observations
+    pickle of the same statistics); raises [`StatisticsFileError`][training.normalisation.StatisticsFileError] when ``venv``'s observations
     have another shape."""
     from stable_baselines3.common.vec_env import VecNormalize
 
@@ -185,10 +187,10 @@ def statistics_record(stats: NormalisationStatistics) -> dict[str, Any]:
 
 
 def write_statistics(source, path: Path) -> Path:
-    """Write the statistics of ``source`` (a ``VecNormalize`` or :class:`NormalisationStatistics`)
+    """Write the statistics of ``source`` (a ``VecNormalize`` or [`NormalisationStatistics`][training.normalisation.NormalisationStatistics])
     to ``path`` as JSON, through a temporary file and a rename (a reader never sees part of one)."""
     stats = source if isinstance(source, NormalisationStatistics) else statistics_of(source)
-    text = json.dumps(statistics_record(stats), indent=1) + "\n"
+    text = jsonio.dumps(statistics_record(stats), indent=1) + "\n"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -205,7 +207,7 @@ def write_statistics(source, path: Path) -> Path:
 def read_statistics(path: Path) -> NormalisationStatistics:
     """The statistics in the JSON file ``path``, every field checked (no code runs).
 
-    Raises :class:`StatisticsFileError` naming the file and the field: not JSON, another format,
+    Raises [`StatisticsFileError`][training.normalisation.StatisticsFileError] naming the file and the field: not JSON, another format,
     a missing or ill-typed field, arrays of different shapes, non-finite numbers, a variance < 0.
     """
     path = Path(path)
@@ -262,13 +264,15 @@ def _number(
 
 
 def _running(entry: Any, name: str, vector: bool) -> RunningStats:
-    """``{"mean", "var", "count"}`` -> :class:`RunningStats` (``vector``: (n,) arrays, else scalars)."""
+    """``{"mean", "var", "count"}`` -> [`RunningStats`][training.normalisation.RunningStats] (``vector``: (n,) arrays, else scalars)."""
     if not isinstance(entry, dict):
         raise StatisticsFileError(f"{name} must be a mapping with mean, var and count, got {entry!r}")
     arrays = {}
     for key in ("mean", "var"):
         value = entry.get(key)
         numbers = value if vector else [value]
+        if isinstance(numbers, list) and None in numbers:  # strict JSON writes a non-finite float as null
+            raise StatisticsFileError(f"{name}.{key} must be finite (null: a NaN or inf was written), got {_short(value)}")
         if (
             not isinstance(numbers, list)
             or not numbers

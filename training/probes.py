@@ -3,8 +3,8 @@
 Before training a policy to beat the nominal WBC on a task, it helps to know whether the
 policy's action space can beat it at all. A probe is a simple feedback law on the env's state
 that acts through the same action space as a policy (or a variant of the nominal controller set
-by env keywords); :func:`run_probes` rolls every probe out on the same fixed seeds and reports
-the task's metrics (:mod:`training.metrics`)::
+by env keywords); [`run_probes`][training.probes.run_probes] rolls every probe out on the same fixed seeds and reports
+the task's metrics ([`training.metrics`][training.metrics]):
 
     python -m training.probes --env HumanoidWBCSeesaw-v0 --episodes 8 --seed 1000 [--json out.json]
 
@@ -27,7 +27,6 @@ of the normal force; see the env's ``action_structure``):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
+from training import jsonio
 from training.evaluate import evaluate
 from training.metrics import summarise
 from training.provenance import provenance
@@ -60,7 +60,7 @@ def _lateral_offset(env, offset_y: float) -> np.ndarray:
 
 
 def _lateral_capture_point_error(env) -> float:
-    """``xi - xi_target`` laterally [m]: the capture points (:func:`wbc_layer.seesaw_law.lateral_capture_point`) of
+    """``xi - xi_target`` laterally [m]: the capture points ([`wbc_layer.seesaw_law.lateral_capture_point`][wbc_layer.seesaw_law.lateral_capture_point]) of
     the CoM and of the task's target, with the board-tilt law's ``omega``."""
     omega = env.board_law.omega
     xi = lateral_capture_point(float(env.com()[1]), float(env.com_velocity()[1]), omega)
@@ -93,7 +93,7 @@ PROBES: dict[str, dict[str, tuple[dict[str, Any], ProbePolicy]]] = {
 def run_probe(env_id: str, env_kwargs: dict[str, Any], probe: ProbePolicy, episodes: int, seed: int,
               max_steps: int | None = None) -> list[dict[str, Any]]:
     """Per-episode metrics of ``probe`` on seeds ``seed .. seed + episodes - 1`` (rolled out by
-    :func:`training.evaluate.evaluate`, as a trained policy would be)."""
+    [`training.evaluate.evaluate`][training.evaluate.evaluate], as a trained policy would be)."""
 
     def policy(obs: np.ndarray, env: gym.Env) -> np.ndarray:
         return probe(env.unwrapped).astype(env.action_space.dtype)
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             "env": args.env, "seed": args.seed, "episodes": args.episodes, "probes": results,
             "provenance": provenance(),
         }  # fmt: skip
-        args.json.write_text(json.dumps(record, indent=1))
+        args.json.write_text(jsonio.dumps(record, indent=1))
     return 0
 
 

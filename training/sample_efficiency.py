@@ -2,34 +2,34 @@
 
 The long form of the action-mode ablation (``python -m training.ablation --snapshots ...``) saves
 every run at fixed step totals and evaluates each snapshot on the same ``E`` deterministic episodes
-(fixed reset seeds) as the nominal controller (:mod:`training.snapshots`). From those records:
+(fixed reset seeds) as the nominal controller ([`training.snapshots`][training.snapshots]). From those records:
 
-- **at the nominal level** (:func:`at_nominal_level`): a snapshot's fall rate is at most the nominal
-  controller's + :data:`FALL_TOLERANCE` and its task metric (:data:`LEVEL_METRIC`: CoM RMSE, hand
-  normal-force RMSE, board tilt RMS) at most :data:`METRIC_FACTOR` x the nominal one;
+- **at the nominal level** ([`at_nominal_level`][training.sample_efficiency.at_nominal_level]): a snapshot's fall rate is at most the nominal
+  controller's + [`FALL_TOLERANCE`][training.sample_efficiency.FALL_TOLERANCE] and its task metric ([`LEVEL_METRIC`][training.sample_efficiency.LEVEL_METRIC]: CoM RMSE, hand
+  normal-force RMSE, board tilt RMS) at most [`METRIC_FACTOR`][training.sample_efficiency.METRIC_FACTOR] x the nominal one;
 - **samples to the nominal level** of a run: the env steps of its first snapshot at that level
   (None: not within its last snapshot); per mode the median and range over seeds;
-- **at equal budgets** (:data:`BUDGETS` that every run of a mode has reached): return, fall rate and
+- **at equal budgets** ([`BUDGETS`][training.sample_efficiency.BUDGETS] that every run of a mode has reached): return, fall rate and
   task metric (median and range over seeds), and the comparison tool's paired verdict
-  (:func:`training.comparison.judge`, every seed's episodes against the nominal controller's on
+  ([`training.comparison.judge`][training.comparison.judge], every seed's episodes against the nominal controller's on
   the same reset seeds) on the same level claim with 90 % one-sided bootstrap bounds: mean metric
   difference <= (METRIC_FACTOR - 1) x the nominal metric and fall-rate difference <= FALL_TOLERANCE
   (no verdict, "no", when an episode has no metric: a wall episode that ended before the hand
   force was measured).
 
-:func:`report` writes ``results.json``, ``table.md`` and ``learning_curves.png`` (return, fall rate
+[`report`][training.sample_efficiency.report] writes ``results.json``, ``table.md`` and ``learning_curves.png`` (return, fall rate
 and task metric of the snapshots against env steps: per mode the median over seeds and the band from
 the lowest to the highest seed, the nominal controller dashed).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from training import jsonio
 from training.comparison import Claim, judge
 from training.snapshots import read_evaluations
 
@@ -50,7 +50,7 @@ CONFIDENCE = 0.9
 
 
 def level_metric(env_id: str) -> tuple[str, str, float]:
-    """:data:`LEVEL_METRIC` of ``env_id``; ``ValueError`` naming the envs that have one."""
+    """[`LEVEL_METRIC`][training.sample_efficiency.LEVEL_METRIC] of ``env_id``; ``ValueError`` naming the envs that have one."""
     try:
         return LEVEL_METRIC[env_id.split(":")[-1]]
     except KeyError:
@@ -58,8 +58,8 @@ def level_metric(env_id: str) -> tuple[str, str, float]:
 
 
 def at_nominal_level(summary: dict[str, float], nominal: dict[str, float], metric: str) -> bool:
-    """True when ``summary`` (an evaluation's means) falls at most :data:`FALL_TOLERANCE` more often
-    than ``nominal`` and its ``metric`` is at most :data:`METRIC_FACTOR` x the nominal one (NaN: not)."""
+    """True when ``summary`` (an evaluation's means) falls at most [`FALL_TOLERANCE`][training.sample_efficiency.FALL_TOLERANCE] more often
+    than ``nominal`` and its ``metric`` is at most [`METRIC_FACTOR`][training.sample_efficiency.METRIC_FACTOR] x the nominal one (NaN: not)."""
     value = summary.get(metric, float("nan"))
     return bool(
         summary["fell"] <= nominal["fell"] + FALL_TOLERANCE + 1e-12
@@ -239,6 +239,6 @@ def report(results: dict[str, Any], out: Path) -> None:
         {**run, "snapshots": [s if s["target"] in BUDGETS else {k: v for k, v in s.items() if k != "episodes"} for s in run["snapshots"]]}
         for run in results["runs"]
     ]
-    (out / "results.json").write_text(json.dumps(record, indent=1))
+    (out / "results.json").write_text(jsonio.dumps(record, indent=1))
     (out / "table.md").write_text(markdown(results) + "\n")
     plot(results, out / "learning_curves.png")

@@ -1,19 +1,19 @@
 """The policies shipped in ``policies/<env id>/``, and how one is compared with the nominal controller.
 
-A shipped policy is a run folder reduced to what :func:`training.evaluate.evaluate` loads:
+A shipped policy is a run folder reduced to what [`training.evaluate.evaluate`][training.evaluate.evaluate] loads:
 ``model.zip``, ``vecnormalize.json`` (its normalisation statistics, read without running code),
 ``config.yaml`` (its ``env_kwargs``), plus ``train_info.json`` and ``command.txt`` (how it was
 trained). No pickle is shipped: evaluation loads the folder through its safe path. Copy one in
-from a training run with::
+from a training run with:
 
     python -m training.shipped ship --run RUN_DIR [--model best|final]
 
-and compare it with the nominal controller (zero action: the WBC alone) on the same fixed seeds::
+and compare it with the nominal controller (zero action: the WBC alone) on the same fixed seeds:
 
     python -m training.shipped compare --env HumanoidWBC-v0 --episodes 20 --seed 1000 [--json out.json]
 
-which prints a Markdown table (the README's) and the verdict on the env's claim (:data:`CLAIMS`, judged
-by :mod:`training.comparison`) and writes both evaluation records.
+which prints a Markdown table (the README's) and the verdict on the env's claim ([`CLAIMS`][training.shipped.CLAIMS], judged
+by [`training.comparison`][training.comparison]) and writes both evaluation records.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from training import jsonio
 from training.comparison import Claim, NoisyNominal, OffsetPolicy, judge, rollouts
 from training.evaluate import Policy, load_policy
 from training.provenance import provenance
@@ -43,7 +44,7 @@ from training.run_folder import (
 POLICY_ROOT = Path(__file__).resolve().parent.parent / "policies"
 
 #: env id -> what its shipped policy is claimed to do against the nominal controller (zero action),
-#: on paired episodes, judged by :func:`training.comparison.judge` (one-sided 95 % bootstrap upper
+#: on paired episodes, judged by [`training.comparison.judge`][training.comparison.judge] (one-sided 95 % bootstrap upper
 #: bounds of candidate - nominal). What each claim means, and why it is this one:
 #:
 #: - Balance: falls within the margin below, and its typical CoM tracking error over the first 5 s (the
@@ -151,7 +152,7 @@ def ship(run_dir: Path, model: str = "best") -> Path:
     info_path = target / INFO_FILE
     info = json.loads(info_path.read_text()) if info_path.is_file() else {}
     info["shipped_model"] = model
-    info_path.write_text(json.dumps(info, indent=2))
+    info_path.write_text(jsonio.dumps(info, indent=2))
     return target
 
 
@@ -179,16 +180,16 @@ def compare(
     env_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The nominal controller and the shipped policy on the same seeds and env keywords (the
-    policy's, updated by ``env_kwargs``, e.g. :data:`CHECK_ENV_KWARGS`), judged against the env's
-    :data:`CLAIMS` entry by :func:`training.comparison.judge`.
+    policy's, updated by ``env_kwargs``, e.g. [`CHECK_ENV_KWARGS`][training.shipped.CHECK_ENV_KWARGS]), judged against the env's
+    [`CLAIMS`][training.shipped.CLAIMS] entry by [`training.comparison.judge`][training.comparison.judge].
 
-    ``perturbation``: a cell of :data:`training.comparison.PERTURBATIONS` (threads are set by the
+    ``perturbation``: a cell of [`training.comparison.PERTURBATIONS`][training.comparison.PERTURBATIONS] (threads are set by the
     calling process). ``controls``: also roll out the negative controls and judge them by the
     same claim (each must fail).
 
     Returns ``{"env", "episodes", "seed", "max_steps", "perturbation", "main_metric", "claim",
     "verdict", "nominal": record, "trained": record}`` (records as
-    :func:`training.evaluate.evaluate` returns them) and, with ``controls``, ``"controls": {name:
+    [`training.evaluate.evaluate`][training.evaluate.evaluate] returns them) and, with ``controls``, ``"controls": {name:
     {"record", "verdict"}}``.
     """
     folder = policy_dir(env_id)
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({**comparison, "provenance": provenance()}, indent=2))
+        args.json.write_text(jsonio.dumps({**comparison, "provenance": provenance()}, indent=2))
     return 0
 
 

@@ -13,7 +13,7 @@ that acted at that step: a PPO update at the end of the rollout comes after it. 
 evaluation's wall time is not training time.
 
 A run stopped part-way (killed, or a session that ended) resumes from its latest snapshot with
-``python -m training.train --resume --run-dir DIR`` (see :func:`latest_snapshot`): the model, its
+``python -m training.train --resume --run-dir DIR`` (see [`latest_snapshot`][training.snapshots.latest_snapshot]): the model, its
 optimiser state and normalisation statistics go on from there, the steps after it are trained
 again. The wall time is the clock's: a process paused (``SIGSTOP``) counts its pause; to free the
 machine for a while, stop the run (Ctrl-C) and resume it later.
@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from training import jsonio
+
 SNAPSHOT_DIR = "snapshots"
 PROGRESS_FILE = "progress.jsonl"
 
@@ -37,13 +39,13 @@ def model_path(run_dir: Path, steps: int) -> Path:
 
 
 def vecnormalize_path(run_dir: Path, steps: int) -> Path:
-    """``run_dir/snapshots/model_vecnormalize_<steps>_steps.pkl`` (beside :func:`model_path`)."""
+    """``run_dir/snapshots/model_vecnormalize_<steps>_steps.pkl`` (beside [`model_path`][training.snapshots.model_path])."""
     return Path(run_dir) / SNAPSHOT_DIR / f"model_vecnormalize_{steps}_steps.pkl"
 
 
 def statistics_path(run_dir: Path, steps: int) -> Path:
     """``run_dir/snapshots/model_vecnormalize_<steps>_steps.json``: the statistics as JSON
-    (:mod:`training.normalisation`)."""
+    ([`training.normalisation`][training.normalisation])."""
     return vecnormalize_path(run_dir, steps).with_suffix(".json")
 
 
@@ -97,12 +99,13 @@ def latest_snapshot(run_dir: Path, normalize: bool) -> Snapshot | None:
 
 
 def read_evaluations(run_dir: Path) -> list[tuple[Snapshot, dict[str, Any]]]:
-    """(snapshot, its evaluation record) for every evaluated snapshot of ``run_dir``, in order of steps."""
+    """(snapshot, its evaluation record) for every evaluated snapshot of ``run_dir``, in order of steps
+    (metrics that were NaN are NaN again: [`training.jsonio.metrics_from_json`][training.jsonio.metrics_from_json])."""
     out = []
     for snap in read_progress(run_dir, saved_only=False):
         path = eval_path(run_dir, snap.target)
         if path.is_file():
-            out.append((snap, json.loads(path.read_text())))
+            out.append((snap, jsonio.metrics_from_json(json.loads(path.read_text()))))
     return out
 
 
@@ -147,7 +150,7 @@ def snapshot_callback(
                 self._evaluate(target)
             record = {"target": target, "steps": int(self.num_timesteps), "wall_s": wall}
             with open(folder / PROGRESS_FILE, "a") as handle:  # last: a snapshot on record is complete
-                handle.write(json.dumps(record) + "\n")
+                handle.write(jsonio.dumps(record) + "\n")
 
         def _evaluate(self, target: int) -> None:
             from training.evaluate import evaluate
@@ -162,7 +165,7 @@ def snapshot_callback(
             result["steps"] = int(self.num_timesteps)
             path = eval_path(run_dir, target)
             partial = path.with_suffix(".json.part")
-            partial.write_text(json.dumps(result, indent=1))
+            partial.write_text(jsonio.dumps(result, indent=1))
             partial.replace(path)
             self.eval_s += time.perf_counter() - start
 

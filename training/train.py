@@ -1,6 +1,6 @@
 """Train a stable-baselines3 PPO or SAC policy on a humanoid-wbc environment.
 
-Usage::
+Usage:
 
     python -m training.train --env HumanoidWBC-v0 --algo ppo [--config configs/ppo.yml] \\
         [--timesteps N] [--n-envs K] [--seed S] [--run-dir DIR] [--env-kwargs key=value ...] \\
@@ -8,7 +8,7 @@ Usage::
     python -m training.train --env HumanoidWBC-v0 --algo ppo --seeds 0 1 2 [--run-dir DIR] ... \\
         [--address HOST:PORT | --num-cpus N] [--cpus-per-trial C] [--dry-run]
 
-Settings come from :mod:`training.config` (code defaults <- YAML ``default`` <- YAML env entry <-
+Settings come from [`training.config`][training.config] (code defaults <- YAML ``default`` <- YAML env entry <-
 command line); without ``--config`` the repository's ``configs/<algo>.yml`` is used when it exists
 (``--config none``: code defaults alone). ``--env-kwargs`` and ``--params`` values are read as YAML (``push_magnitude_n=[0,0]``,
 ``learning_rate=1e-4``). The run folder (default ``runs/<env>/<algo>_s<seed>_<time>``) receives:
@@ -41,11 +41,11 @@ SAC's replay buffer is not in the zip: it starts empty (and SAC's ``learning_sta
 total steps, so it does not wait again).
 
 ``--params snapshot_steps=[5000,10000,...]`` saves the model at those step totals into
-``snapshots/`` (evaluated there with ``snapshot_eval_episodes=E``; :mod:`training.snapshots`), and
+``snapshots/`` (evaluated there with ``snapshot_eval_episodes=E``; [`training.snapshots`][training.snapshots]), and
 ``--resume --run-dir DIR`` (with the run's own settings) goes on with a run stopped part-way from its
 latest snapshot.
 
-``--seeds S1 S2 ...`` trains one run per seed, each a Ray Tune trial (:mod:`training.ray_sweep`: as
+``--seeds S1 S2 ...`` trains one run per seed, each a Ray Tune trial ([`training.ray_sweep`][training.ray_sweep]: as
 many at once as the CPUs allow, ``--cpus-per-trial`` each; on this machine, or a Ray cluster with
 ``--address HOST:PORT``), each exactly the single-seed command with ``--seed S`` into ``DIR/s<S>``
 (``--run-dir DIR``) or its default folder; a finished run in ``DIR/s<S>`` is kept unless
@@ -70,6 +70,7 @@ from typing import Any
 import gymnasium as gym
 
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
+from training import jsonio
 from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
 from training.provenance import provenance
 from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
@@ -199,7 +200,7 @@ def default_run_dir(env_id: str, algo: str, seed: int, stamp: str | None = None)
 
 def prepare_run_dir(run_dir: Path, overwrite: bool) -> Path:
     """Create ``run_dir``; refuse one that already holds a run unless ``overwrite`` (the message says
-    whether that run finished, and how to go on with an unfinished one); :class:`ConfigError` when
+    whether that run finished, and how to go on with an unfinished one); [`ConfigError`][training.config.ConfigError] when
     the folder cannot be created."""
     if (run_dir / CONFIG_FILE).exists() and not overwrite:
         if finished(run_dir):
@@ -291,8 +292,8 @@ def train(
 ) -> dict[str, Any]:
     """Train ``algo`` on ``env_id`` with a resolved ``config``; write the run folder; return train_info.
 
-    ``init_files``: the saved model to train on from, as :func:`check_init_from` returns it (checked).
-    ``resume``: a snapshot of this run (:func:`training.snapshots.latest_snapshot`) to go on from, up
+    ``init_files``: the saved model to train on from, as [`check_init_from`][training.train.check_init_from] returns it (checked).
+    ``resume``: a snapshot of this run ([`training.snapshots.latest_snapshot`][training.snapshots.latest_snapshot]) to go on from, up
     to ``config["timesteps"]`` in all; this part's episodes go to ``monitor/from_<steps>/``.
     A ``KeyboardInterrupt`` stops training and the model trained so far is saved.
     """
@@ -382,7 +383,7 @@ def train(
         "statistics": STATS_FILE if config["normalize"] else None,
         "provenance": run_provenance,
     }
-    (run_dir / INFO_FILE).write_text(json.dumps(info, indent=2))
+    (run_dir / INFO_FILE).write_text(jsonio.dumps(info, indent=2))
     for env in (venv, eval_env):
         if env is None:
             continue

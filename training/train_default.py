@@ -1,17 +1,22 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: :data:`TIMESTEPS` env steps with 2 envs: training and evaluation take about 4.5 minutes
-on 2 CPU cores (262 s on a fresh clone beside a CI run, 2026-12-01, plus about 3 min of setup),
-PPO with 2 envs training at about 720 steps/s (the compiled controller tick with eiquadprog on
+Budget: [`TIMESTEPS`][training.train_default.TIMESTEPS] env steps with 2 envs: training and evaluation take about 4.5 minutes
+on 2 idle CPU cores (262 s on a fresh clone beside a CI run, 2026-12-01), several times that on
+a machine others are using (issue 42: 31 min in all, setup included). Setup before the first
+run: 5 min 18 s on a fresh clone, 2026-12-02, load average 3-6.5, 3 min 42 s of it compiling the
+controller core (docs/install.md). PPO with 2 envs trains at about 720 steps/s (the compiled controller tick with eiquadprog on
 the reduced QP, ``target_kl``'s shorter updates). The evaluation pairs 10 episodes of the trained
 policy with 10 of the nominal controller on the same seeds and judges them with the shipped
-balance policy's claim (see :data:`TIMESTEPS` for how that has gone). This is a small run; a
+balance policy's claim (see [`TIMESTEPS`][training.train_default.TIMESTEPS] for how that has gone). This is a small run; a
 policy that clearly beats the nominal WBC needs far more steps (``python -m training.train --env
 HumanoidWBC-v0 --algo ppo --config configs/ppo.yml``).
 
 Writes ``runs/default/`` (the run folder of ``python -m training.train``) and, inside it,
 ``eval_trained.json``, ``eval_nominal.json``, ``eval_trained.png`` and ``eval_trained.mp4`` (the video
-only where offscreen rendering works; ``MUJOCO_GL=egl`` is the default here).
+only where offscreen rendering works; ``MUJOCO_GL=egl`` is the default here: docs/install.md,
+"Headless rendering"). SB3 runs quiet (``--verbose 0``): a progress bar, the two periodic
+evaluations and this program's summary, whose commands are written with this interpreter's
+path (``.venv/bin/python`` under ``make train``) so that they work as printed.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from training import train  # noqa: E402
+from training import jsonio, train  # noqa: E402
 from training.comparison import judge  # noqa: E402
 from training.evaluate import EvaluationError, evaluate  # noqa: E402
 from training.provenance import provenance  # noqa: E402
@@ -62,6 +67,17 @@ def _evaluate_with_optional_video(policy: str, video: Path, plot: Path) -> dict:
         return evaluate(ENV_ID, policy, EVAL_EPISODES, EVAL_SEED, plot=plot)
 
 
+def _venv_command(name: str) -> str:
+    """How to run ``name`` (``python``: this interpreter; ``tensorboard``: the script beside it) as a
+    command that works when pasted into a shell without activating anything: ``.venv/bin/python``
+    under ``make train`` (relative when inside the working folder, else absolute)."""
+    path = Path(sys.executable) if name == "python" else Path(sys.executable).parent / name
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def main() -> int:
     start = time.perf_counter()
     print(
@@ -73,6 +89,11 @@ def main() -> int:
             "--env", ENV_ID, "--algo", "ppo", "--config", "configs/ppo.yml",
             "--timesteps", str(TIMESTEPS), "--n-envs", str(N_ENVS), "--seed", str(SEED),
             "--run-dir", str(RUN_DIR), "--overwrite",
+            # SB3 quiet: no rollout tables, and none of PPO's "Early stopping at step N due to
+            # reaching max kl" lines (configs/ppo.yml's target_kl ends most of the 64 updates
+            # early; that line is printed by SB3's PPO.train at verbose >= 1). The progress bar,
+            # the periodic evaluations and TensorBoard (runs/default/tb) stay; training is the same.
+            "--verbose", "0",
             # Periodic evaluation twice (1 episode each), one checkpoint at the end.
             "--params", f"eval_freq={TIMESTEPS // 2}", "eval_episodes=1", f"checkpoint_freq={TIMESTEPS}",
         ]
@@ -93,7 +114,7 @@ def main() -> int:
     verdict = judge(results["nominal"]["episodes"], results["trained"]["episodes"], CLAIMS[ENV_ID])
     results["trained"]["verdict_vs_nominal"] = verdict.as_dict()
     for name, result in results.items():
-        (RUN_DIR / f"eval_{name}.json").write_text(json.dumps({**result, "provenance": provenance()}, indent=2))
+        jsonio.write_json(RUN_DIR / f"eval_{name}.json", {**result, "provenance": provenance()})
 
     print(f"\n{'metric':<22}{'trained':>14}{'nominal':>14}")
     for key in results["trained"]["summary"]:
@@ -108,9 +129,11 @@ def main() -> int:
     print(f"  metrics:      {RUN_DIR / 'eval_trained.json'}, {RUN_DIR / 'eval_nominal.json'}")
     print(f"  plots:        {results['trained']['plot']}, {results['nominal']['plot']}")
     print(f"  video:        {results['trained'].get('video', 'none (offscreen rendering unavailable)')}")
-    print(f"  tensorboard:  tensorboard --logdir {RUN_DIR / 'tb'}")
+    python, tensorboard = _venv_command("python"), _venv_command("tensorboard")
+    print(f"  tensorboard:  {tensorboard} --logdir {RUN_DIR / 'tb'}")
     print(
-        f"  re-evaluate:  python -m training.evaluate --env {ENV_ID} --policy {RUN_DIR} --episodes 5 --json out.json --plot out.png"
+        f"  re-evaluate:  {python} -m training.evaluate --env {ENV_ID} --policy {RUN_DIR} --episodes 5 "
+        f"--json {RUN_DIR / 'reeval.json'} --plot {RUN_DIR / 'reeval.png'}"
     )
     return 0
 

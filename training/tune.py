@@ -1,6 +1,6 @@
 """Equal-effort hyperparameter tuning per action mode, before the ablation.
 
-Usage::
+Usage:
 
     python -m training.tune --env HumanoidWBC-v0 --algo ppo --param policy_kwargs.log_std_init \\
         --values -1 -2 -3 --timesteps 30000 --seed 0 [--modes wbc pd torque] [--config configs/ppo.yml] \\
@@ -10,8 +10,8 @@ Usage::
 Every mode gets the same effort: the same grid of values of one hyperparameter (``key`` or
 ``policy_kwargs.key`` / ``env_kwargs.key``), the same step budget and the same training seed. Each
 (mode, value) run is a ``python -m training.train`` run into ``OUT/<mode>/<value>``, all of them
-Ray Tune trials (:mod:`training.ray_sweep`: as many at once as the CPUs allow, on this machine or,
-with ``--address``, a Ray cluster), then each gets a deterministic evaluation (``--eval-episodes`` episodes from seed :data:`TUNE_EVAL_SEED`, apart from
+Ray Tune trials ([`training.ray_sweep`][training.ray_sweep]: as many at once as the CPUs allow, on this machine or,
+with ``--address``, a Ray cluster), then each gets a deterministic evaluation (``--eval-episodes`` episodes from seed [`TUNE_EVAL_SEED`][training.tune.TUNE_EVAL_SEED], apart from
 the ablation's evaluation seeds so the final comparison is not made on the episodes used to pick).
 The value with the highest mean evaluation return is picked per mode. Written: ``OUT/results.json``,
 ``OUT/table.md`` (return and fall rate per mode and value, the pick in bold) and
@@ -23,13 +23,13 @@ so a stopped tuning resumes.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from training import jsonio
 from training.ablation import MODES, finished
 from training.ablation import train_args as ablation_train_args
 from training.provenance import provenance
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         "eval_seed": TUNE_EVAL_SEED, "runs": runs, "picks": picks, "provenance": run_provenance,
     }  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    (args.out / "results.json").write_text(jsonio.dumps(results, indent=2))
     (args.out / "table.md").write_text(markdown_table(results) + "\n")
     for mode, label in picks.items():
         sections = tuned_config(args.config, args.algo, args.env, mode, args.param, values[label])

@@ -1,8 +1,8 @@
 """The Unitree G1 (29 actuated joints, 33.3 kg), from example-robot-data's URDF.
 
-Its model is generated (:mod:`humanoid_env.robots.g1_model`) and its scenes derived from
-Hubo-lite's (:mod:`humanoid_env.robots.scenes`); both are cached. Needs
-``pip install "humanoid-wbc[g1]"``.
+Its model is generated ([`humanoid_env.robots.g1_model`][humanoid_env.robots.g1_model]) and its scenes derived from
+Hubo-lite's ([`humanoid_env.robots.scenes`][humanoid_env.robots.scenes]); both are cached. Needs
+from a clone, ``pip install -e ".[g1]"``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """The Unitree G1 (29 actuated joints) for the simulator and the controller: one cached MJCF file.
 
-:func:`g1_mjcf_path` builds the robot-only MJCF (:mod:`.g1_mjcf`, with ``mujoco.MjSpec``) from
+[`g1_mjcf_path`][humanoid_env.robots.g1_model.g1_mjcf_path] builds the robot-only MJCF ([`.g1_mjcf`][humanoid_env.robots.g1_mjcf], with ``mujoco.MjSpec``) from
 ``g1_description/urdf/g1_29dof_rev_1_0.urdf`` of the ``example-robot-data`` package
-(``pip install "humanoid-wbc[g1]"``) and caches it; MuJoCo and pinocchio
+(from a clone: ``pip install -e ".[g1]"``) and caches it; MuJoCo and pinocchio
 (``wbc_layer.RobotModel.from_mjcf``) read that one file, as for our own robot. Total mass
 33.34 kg; feet: boxes with sites ``left_sole``/``right_sole``; hands: spheres with sites
 ``left_hand``/``right_hand``; site ``torso`` on the torso link; free joint ``root``.
 
 The robot file has no keyframe (a scene with more joints, a seesaw, could not keep it): its
-scenes (:mod:`humanoid_env.robots.scenes`) put the standing posture :data:`G1_HOME_JOINTS` in
+scenes ([`humanoid_env.robots.scenes`][humanoid_env.robots.scenes]) put the standing posture [`G1_HOME_JOINTS`][humanoid_env.robots.g1_model.G1_HOME_JOINTS] in
 their ``home`` keyframe, with the soles on z = 0.
 """
 
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 _SHARE = "cmeel.prefix/share/example-robot-data"
-INSTALL_HINT = 'pip install "humanoid-wbc[g1]"'
+INSTALL_HINT = 'from a clone, pip install -e ".[g1]" (or pip install "example-robot-data==6.0.0")'
 
 
 class G1ModelUnavailable(ImportError):
@@ -68,10 +68,10 @@ def g1_mjcf_path(visual_meshes: bool = True) -> Path:
     """The G1's robot-only MJCF file, built on first use and cached.
 
     The file's name holds a hash of the URDF's contents, the package location (meshes are
-    referenced by absolute path), :data:`BUILDER_VERSION` and MuJoCo's version (its XML
+    referenced by absolute path), [`BUILDER_VERSION`][humanoid_env.robots.g1_mjcf.BUILDER_VERSION] and MuJoCo's version (its XML
     writer); it is written atomically, so parallel processes may call this at once. A cached file
     that is damaged is rebuilt with a warning naming it; an unwritable cache folder raises
-    :class:`~humanoid_env.robots.cache.ModelCacheError` (see :mod:`humanoid_env.robots.cache`).
+    [`ModelCacheError`][humanoid_env.robots.cache.ModelCacheError] (see [`humanoid_env.robots.cache`][humanoid_env.robots.cache]).
     """
     urdf = g1_urdf_path()
     key = content_key((urdf.read_bytes(), str(share_dir(urdf)), BUILDER_VERSION, mujoco.__version__, bytes([visual_meshes])))
