@@ -1,7 +1,7 @@
-"""The default robot's settings (Hubo-lite, :data:`humanoid_env.robots.hubo_lite.HUBO_LITE`)
+"""The default robot's settings (Hubo-lite, `humanoid_env.robots.hubo_lite.HUBO_LITE`)
 under the names code used before robots became data, and the scenes' constants (wall, seesaw).
 
-Everything robot-specific lives in its :class:`~humanoid_env.robots.RobotDescription`; the
+Everything robot-specific lives in its [`RobotDescription`][humanoid_env.robots.description.RobotDescription]; the
 functions here are that description's methods for the default robot. The simulator's friction
 coefficient is 1.0 (see ``assets/robot.xml``); the controller assumes 0.7 so that the forces it
 plans stay inside the real cone with a margin.

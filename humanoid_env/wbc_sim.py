@@ -22,7 +22,7 @@ class WBCSimulation:
 
     Attributes:
         model, data: the MuJoCo scene.
-        robot: the controller's pinocchio model, updated at every :meth:`step`.
+        robot: the controller's pinocchio model, updated at every [`step`][humanoid_env.wbc_sim.WBCSimulation.step].
         bridge: MuJoCo <-> pinocchio conversions.
         controller: the whole-body controller; its CoM reference starts at the home CoM.
         fallbacks: number of steps that used gravity-compensation torques.
@@ -57,6 +57,6 @@ class WBCSimulation:
             return self.controller.gravity_compensation_torques()
 
     def step(self, tau: np.ndarray | None = None) -> None:
-        """One physics step with ``tau`` (default: :meth:`torques`)."""
+        """One physics step with ``tau`` (default: [`torques`][humanoid_env.wbc_sim.WBCSimulation.torques])."""
         self.bridge.torques_to_ctrl(self.torques() if tau is None else tau, self.data.ctrl)
         mujoco.mj_step(self.model, self.data)

@@ -1,6 +1,6 @@
 """Training configuration: defaults in code, experiments in YAML, overrides on the command line.
 
-A YAML file holds one algorithm's hyperparameters keyed by env id, rl-baselines3-zoo style::
+A YAML file holds one algorithm's hyperparameters keyed by env id, rl-baselines3-zoo style:
 
     default:              # applies to every env
       timesteps: 1000000
@@ -8,10 +8,10 @@ A YAML file holds one algorithm's hyperparameters keyed by env id, rl-baselines3
     HumanoidWBC-v0:       # applies to this env only
       env_kwargs: {action_mode: wbc}
 
-Precedence, lowest first: :func:`default_config` (code), the YAML ``default`` entry, the YAML entry of
+Precedence, lowest first: [`default_config`][training.config.default_config] (code), the YAML ``default`` entry, the YAML entry of
 the env, command-line overrides. The dictionaries ``env_kwargs`` and ``policy_kwargs`` are merged key
 by key along that chain; every other key is replaced. Unknown keys, section names that are not a
-registered env id, and malformed files raise :class:`ConfigError` with a message naming the file.
+registered env id, and malformed files raise [`ConfigError`][training.config.ConfigError] with a message naming the file.
 An env without an entry of its own uses ``default`` alone.
 """
 
@@ -34,7 +34,7 @@ ALGOS = ("ppo", "sac")
 #: Keys merged key by key along the precedence chain instead of being replaced.
 MERGED_KEYS = ("env_kwargs", "policy_kwargs")
 #: ``policy_kwargs`` entries accepted per algorithm (``activation_fn`` is a name from
-#: :data:`ACTIVATIONS`). SAC has no ``log_std_init``: SB3's SAC actor outputs its log std from the
+#: `ACTIVATIONS`). SAC has no ``log_std_init``: SB3's SAC actor outputs its log std from the
 #: network (the keyword acts only with gSDE, which we do not use), so it would be silently ignored.
 POLICY_KWARGS: dict[str, tuple[str, ...]] = {
     "ppo": ("net_arch", "activation_fn", "log_std_init", "ortho_init"),
@@ -125,7 +125,7 @@ _Loader.add_implicit_resolver(
 
 
 def yaml_load(text: str) -> Any:
-    """``yaml.safe_load`` with ``3e-4`` read as a float (see :class:`_Loader`)."""
+    """``yaml.safe_load`` with ``3e-4`` read as a float (YAML 1.1 wants a dot in the mantissa)."""
     return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
 
 
@@ -163,7 +163,7 @@ def known_env_ids() -> list[str]:
 
 
 def check_env_id(env_id: str) -> str:
-    """``env_id`` without a ``humanoid_env:`` prefix, if registered; else :class:`ConfigError`."""
+    """``env_id`` without a ``humanoid_env:`` prefix, if registered; else [`ConfigError`][training.config.ConfigError]."""
     name = env_id.split(":")[-1]
     if name not in gym.registry:
         raise ConfigError(f"unknown env id {env_id!r}; valid ones are: {', '.join(known_env_ids())}")
@@ -171,7 +171,7 @@ def check_env_id(env_id: str) -> str:
 
 
 def check_keys(section: Mapping[str, Any], algo: str, where: str) -> None:
-    """Unknown keys (and unknown ``policy_kwargs`` entries) raise :class:`ConfigError` naming ``where``."""
+    """Unknown keys (and unknown ``policy_kwargs`` entries) raise [`ConfigError`][training.config.ConfigError] naming ``where``."""
     unknown = sorted(set(section) - set(default_config(algo)))
     if unknown:
         raise ConfigError(
@@ -223,7 +223,7 @@ def load_yaml(path: str | Path, algo: str) -> dict[str, dict[str, Any]]:
 
 
 def merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` updated by ``update``; :data:`MERGED_KEYS` are merged key by key (returns a new dict)."""
+    """``base`` updated by ``update``; [`MERGED_KEYS`][training.config.MERGED_KEYS] are merged key by key (returns a new dict)."""
     out = copy.deepcopy(base)
     for key, value in update.items():
         if key in MERGED_KEYS and isinstance(out.get(key), dict):
@@ -305,7 +305,7 @@ FLOAT_RANGES: dict[str, Range] = {
     "clip_obs": POSITIVE,
 }
 FLOAT_KEYS = tuple(FLOAT_RANGES)
-#: Lowest value of each of :data:`INT_KEYS` (1 unless listed). PPO's minibatches are normalised
+#: Lowest value of each of [`INT_KEYS`][training.config.INT_KEYS] (1 unless listed). PPO's minibatches are normalised
 #: (SB3 asserts ``batch_size > 1`` then).
 INT_LOWS: dict[str, int] = {
     "eval_freq": 0,
@@ -325,7 +325,7 @@ def _is_number(value: Any) -> bool:
 def _check_values(config: dict[str, Any], algo: str) -> None:
     """Type and range checks a typo would otherwise turn into a confusing SB3 error deep in
     training, or into a run that trains on nonsense (a negative learning rate); integral floats of
-    :data:`INT_KEYS` become ints (in place). Messages name the key, what is allowed and the value."""
+    [`INT_KEYS`][training.config.INT_KEYS] become ints (in place). Messages name the key, what is allowed and the value."""
     _check_ints(config, algo)
     snapshots = config.get("snapshot_steps", [])
     if (
@@ -382,7 +382,7 @@ def _check_ent_coef(value: Any, algo: str) -> None:
 
 def _check_policy_kwargs(policy_kwargs: Mapping[str, Any], algo: str) -> None:
     """``net_arch``: a list of layer sizes (integers >= 1), or a mapping of PPO's ``pi``/``vf``
-    or SAC's ``pi``/``qf`` to such lists; ``log_std_init`` in :data:`LOG_STD_INIT_RANGE`;
+    or SAC's ``pi``/``qf`` to such lists; ``log_std_init`` in [`LOG_STD_INIT_RANGE`][training.config.LOG_STD_INIT_RANGE];
     ``ortho_init`` true or false (``activation_fn`` is checked with the keys)."""
     net_arch = policy_kwargs.get("net_arch", [])
     heads = ("pi", "vf") if algo == "ppo" else ("pi", "qf")

@@ -132,7 +132,7 @@ def _rms(squares) -> float:
     return float(np.sqrt(np.mean(squares))) if len(squares) else float("nan")
 
 
-#: env id -> metrics class; ids not listed get :class:`EpisodeMetrics`.
+#: env id -> metrics class; ids not listed get [`EpisodeMetrics`][training.metrics.EpisodeMetrics].
 METRICS: dict[str, type[EpisodeMetrics]] = {
     "HumanoidWBC-v0": BalanceMetrics,
     "HumanoidWBCWall-v0": WallMetrics,

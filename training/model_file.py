@@ -3,19 +3,19 @@
 An SB3 ``.zip`` holds ``data`` (JSON) and the network weights (``*.pth``, which SB3 loads with
 ``torch.load(weights_only=True)``: tensors only). Entries of ``data`` that are not plain JSON are
 stored pickled (cloudpickle, under a ``":serialized:"`` key): SB3's ``load`` unpickles them, so a
-planted zip runs code. :func:`load_model_safely` passes every such entry as a ``custom_objects``
+planted zip runs code. [`load_model_safely`][training.model_file.load_model_safely] passes every such entry as a ``custom_objects``
 replacement, rebuilt from what is known, and SB3 then unpickles none:
 
 - ``policy_class``: the algorithm's ``MlpPolicy`` (the zip must name its module);
-- ``observation_space``, ``action_space``: the env's own spaces, after :func:`check_spaces` found
+- ``observation_space``, ``action_space``: the env's own spaces, after [`check_spaces`][training.model_file.check_spaces] found
   the zip's shapes, dtypes and bounds (read back from the arrays the zip prints) to be the env's;
 - ``policy_kwargs``: its JSON entries as they are, ``activation_fn`` by its ``torch.nn`` class name;
 - ``lr_schedule``, ``clip_range``, ``clip_range_vf``: the constant schedule printed in the zip;
-- training state that acting never reads (:data:`TRAINING_ONLY`): the last observations, the
+- training state that acting never reads ([`TRAINING_ONLY`][training.model_file.TRAINING_ONLY]): the last observations, the
   episode-info buffers, the buffer classes (SB3 picks its default again), SAC's ``train_freq``.
 
 Any other pickled entry (a custom policy or features extractor, a non-constant schedule) is
-refused with :class:`UnsafeModelError`; loading such a zip needs SB3's own ``load`` (``--trust-pickle``).
+refused with [`UnsafeModelError`][training.model_file.UnsafeModelError]; loading such a zip needs SB3's own ``load`` (``--trust-pickle``).
 The model so loaded acts as SB3's ``load`` would (same weights, spaces and network); it is not
 meant to train on (its training state is not restored).
 """
@@ -78,7 +78,7 @@ def saved_algo(data: dict[str, Any]) -> str | None:
 
 
 def check_spaces(path: Path, data: dict[str, Any], observation_space, action_space) -> None:
-    """Raise :class:`UnsafeModelError` unless the zip's spaces are Boxes like the given ones: same
+    """Raise [`UnsafeModelError`][training.model_file.UnsafeModelError] unless the zip's spaces are Boxes like the given ones: same
     shape and dtype, and bounds equal to the given ones as the zip prints them (``str(array)``)."""
     from gymnasium import spaces
 
@@ -143,7 +143,7 @@ def custom_objects(path: Path, data: dict[str, Any], algo: str, observation_spac
 
 def load_model_safely(path: Path, algo: str | None, observation_space, action_space):
     """The SB3 PPO or SAC model in ``path`` (on the CPU), loaded without unpickling; ``algo``: its
-    algorithm (None: read from the zip). Raises :class:`UnsafeModelError` when that cannot be done."""
+    algorithm (None: read from the zip). Raises [`UnsafeModelError`][training.model_file.UnsafeModelError] when that cannot be done."""
     from stable_baselines3 import PPO, SAC
 
     data = read_model_data(path)

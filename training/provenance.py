@@ -1,7 +1,7 @@
 """Where a result came from: the code's git commit, the Python and package versions, the machine.
 
 Every result JSON the project writes (evaluate, train's ``train_info.json``, shipped comparisons,
-ablation, tune, probes, benchmarks) stores :func:`provenance` under the key ``"provenance"``.
+ablation, tune, probes, benchmarks) stores [`provenance`][training.provenance.provenance] under the key ``"provenance"``.
 Versions are read from the installed distributions' metadata, so nothing heavy (torch,
 stable-baselines3) is imported to learn its version.
 """
@@ -86,9 +86,9 @@ def provenance() -> dict[str, Any]:
       --porcelain`` not empty) at the first call in this process, so a long run records the tree
       it started from; None when ``git_commit`` is None.
     - ``python``: the interpreter's version, e.g. ``"3.11.7"``.
-    - ``packages``: ``{distribution name: version}`` for :data:`PACKAGES` (numpy, mujoco, pin,
+    - ``packages``: ``{distribution name: version}`` for [`PACKAGES`][training.provenance.PACKAGES] (numpy, mujoco, pin,
       proxsuite, gymnasium, stable-baselines3, torch, daqp), None for one not installed.
-    - ``machine``: :func:`platform.platform` (OS, kernel, architecture).
-    - ``cpu_count``: :func:`os.cpu_count`.
+    - ``machine``: `platform.platform` (OS, kernel, architecture).
+    - ``cpu_count``: `os.cpu_count`.
     """
     return copy.deepcopy(_provenance())

@@ -1,7 +1,7 @@
 """Ray Tune as the engine for many training runs: each run one Tune trial, locally or on a cluster.
 
 ``training.ablation``, ``training.tune`` and ``python -m training.train --seeds ...`` hand their
-runs to :func:`run_sweep`: one :class:`TrainRun` per (mode, seed), (mode, value) or seed, each a
+runs to [`run_sweep`][training.ray_sweep.run_sweep]: one [`TrainRun`][training.ray_sweep.TrainRun] per (mode, seed), (mode, value) or seed, each a
 list of ``python -m training.train`` arguments. Every run becomes one Ray Tune trial
 (``ray.tune.Tuner`` over a grid of the runs, ``--cpus-per-trial`` CPUs each, default 1) that
 starts exactly that command, ``python -m training.train ARGS``, as a subprocess in the folder the
@@ -78,7 +78,7 @@ class TrainRun:
 
 
 def import_ray():
-    """``(ray, ray.tune)``; raise :class:`SweepError` naming the install command when Ray is missing."""
+    """``(ray, ray.tune)``; raise [`SweepError`][training.ray_sweep.SweepError] naming the install command when Ray is missing."""
     # Ray merges equal log lines of different workers unless told not to: each run's lines stay its own.
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
     try:
@@ -128,7 +128,7 @@ def check_ray_arguments(args: argparse.Namespace, parser: argparse.ArgumentParse
 
 
 def check_address(address: str) -> str:
-    """``address`` if it is ``HOST:PORT`` (port 1-65535), ``ray://HOST:PORT`` or ``auto``, else :class:`SweepError`."""
+    """``address`` if it is ``HOST:PORT`` (port 1-65535), ``ray://HOST:PORT`` or ``auto``, else [`SweepError`][training.ray_sweep.SweepError]."""
     if address == "auto":
         return address
     match = re.fullmatch(r"(?:ray://)?([^:/\s]+):(\d+)", address)
@@ -168,7 +168,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> bool:
 
 
 def check_resources(cpus_per_trial: float) -> float:
-    """The cluster's CPUs; :class:`SweepError` if one trial asks for more than the whole cluster has."""
+    """The cluster's CPUs; [`SweepError`][training.ray_sweep.SweepError] if one trial asks for more than the whole cluster has."""
     ray, _ = import_ray()
     cpus = float(ray.cluster_resources().get("CPU", 0.0))
     if cpus_per_trial > cpus:
@@ -208,7 +208,7 @@ class TrainingProcess:
     Its stdout passes through live (Ray forwards it to the sweep's terminal); its stderr goes to a
     temporary file, echoed when it ends (a pipe would break a training that outlives its reader).
     It runs in a session of its own: Ray kills a worker's process group, and a run must get the
-    chance to save first (:meth:`stop`). Raises :class:`SweepError` when ``cwd`` is missing here.
+    chance to save first ([`stop`][training.ray_sweep.TrainingProcess.stop]). Raises [`SweepError`][training.ray_sweep.SweepError] when ``cwd`` is missing here.
     """
 
     def __init__(self, args: list[str] | tuple[str, ...], cwd: str):
@@ -229,7 +229,7 @@ class TrainingProcess:
     def wait(self, timeout_s: float | None) -> bool:
         """Wait up to ``timeout_s`` [s] (None: to the end); True when the run ended with status 0.
 
-        False while it still runs; :class:`TrainRunError` with the last :data:`ERROR_TAIL_LINES`
+        False while it still runs; [`TrainRunError`][training.ray_sweep.TrainRunError] with the last [`ERROR_TAIL_LINES`][training.ray_sweep.ERROR_TAIL_LINES]
         lines of its stderr when it exited with another status.
         """
         try:
@@ -269,13 +269,13 @@ class TrainingProcess:
 
 
 def trainable_class():
-    """The Ray Tune trainable: one :class:`TrainingProcess` per trial.
+    """The Ray Tune trainable: one [`TrainingProcess`][training.ray_sweep.TrainingProcess] per trial.
 
     ``config["run"]`` names the run; ``runs`` (name -> ``{"args", "cwd"}``) comes through
     ``tune.with_parameters``, so Tune's tables show the run's name, not its argument list.
 
     A class, not a function, so that Tune's stop (Ctrl-C, the end of the sweep) reaches the run:
-    each ``step`` waits :data:`STEP_S` at most, and ``cleanup`` asks a run still going to stop and save.
+    each ``step`` waits [`STEP_S`][training.ray_sweep.STEP_S] at most, and ``cleanup`` asks a run still going to stop and save.
     """
     from ray import tune
 
@@ -395,9 +395,9 @@ def report_failures(outcome: dict[str, str | None], program: str) -> int:
 
 
 def sweep_exit_code(runs: list[TrainRun], args: argparse.Namespace, program: str) -> int:
-    """Run ``runs`` with the Ray arguments of ``args`` (:func:`add_ray_arguments`) and report:
-    0 when every run finished, 1 when some did not (each printed, :func:`report_failures`), 2 when
-    the sweep could not start (a :class:`SweepError`, printed as ``program: error: ...``)."""
+    """Run ``runs`` with the Ray arguments of ``args`` ([`add_ray_arguments`][training.ray_sweep.add_ray_arguments]) and report:
+    0 when every run finished, 1 when some did not (each printed, [`report_failures`][training.ray_sweep.report_failures]), 2 when
+    the sweep could not start (a [`SweepError`][training.ray_sweep.SweepError], printed as ``program: error: ...``)."""
     try:
         outcome = run_sweep(runs, args.address, args.num_cpus, args.cpus_per_trial, name=program)
     except SweepError as err:

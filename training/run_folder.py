@@ -2,9 +2,9 @@
 and ``training.shipped`` read back (one format, one module).
 
 A run folder holds ``model.zip`` (the final SB3 model), its normalisation statistics twice:
-``vecnormalize.json`` (read without running code: :mod:`training.normalisation`) and
+``vecnormalize.json`` (read without running code: [`training.normalisation`][training.normalisation]) and
 ``vecnormalize.pkl`` (SB3's pickle, for SB3's own tools), ``config.yaml`` (env id, algorithm, seed,
-the resolved config: see :func:`write_run_config`), ``command.txt``, ``train_info.json``, ``best/``
+the resolved config: see `write_run_config`), ``command.txt``, ``train_info.json``, ``best/``
 (the periodic evaluation's best model with its statistics) and ``checkpoints/``.
 """
 
@@ -58,7 +58,7 @@ def write_run_config(
 def read_run_config(run_dir: Path) -> dict[str, Any]:
     """The ``config.yaml`` record of a run folder (``{}`` when absent).
 
-    Raises :class:`RunFolderError` naming the file when it is not YAML, not a mapping, or its
+    Raises [`RunFolderError`][training.run_folder.RunFolderError] naming the file when it is not YAML, not a mapping, or its
     ``config`` / ``config.env_kwargs`` / ``config.policy_kwargs`` are not mappings.
     """
     path = Path(run_dir) / CONFIG_FILE
@@ -115,7 +115,7 @@ def find_run_files(spec: str | Path) -> RunFiles:
     Statistics: ``vecnormalize.json`` / ``.pkl`` beside the zip, or SB3's checkpoint name
     ``<prefix>_vecnormalize_<N>_steps.json`` / ``.pkl`` for ``<prefix>_<N>_steps.zip``. Config:
     ``config.yaml`` in the zip's folder or its parent (``best/``, ``checkpoints/`` are inside the
-    run folder); a malformed one raises :class:`RunFolderError`.
+    run folder); a malformed one raises [`RunFolderError`][training.run_folder.RunFolderError].
     """
     path = Path(spec)
     if path.is_dir():

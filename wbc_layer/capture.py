@@ -7,7 +7,7 @@ turning its upper body: the ankle strategy) only while ``xi`` lies in the suppor
 convex hull of the feet's soles, each shrunk to the centre-of-pressure bounds the controller
 keeps. A horizontal impulse ``p`` [N s] in the unit direction ``u`` changes the CoM velocity by
 ``p u / m``, so moves ``xi`` by ``p u / (m omega)``; the bound is the largest ``p`` that keeps
-``xi`` inside::
+``xi`` inside:
 
     p_max(u) = m omega s(u),   s(u) = distance from xi to the polygon's edge along u
 
@@ -52,7 +52,7 @@ def _finite_scalar(value, what: str, low: float | None = None) -> float:
 def convex_hull(points: ArrayLike) -> np.ndarray:
     """(k, 2) vertices of the convex hull of ``points`` (n, 2) [m], counter-clockwise, no
     collinear vertices (Andrew's monotone chain). ``ValueError`` if the hull is degenerate
-    (fewer than 3 vertices or an area below :data:`MIN_AREA_M2`)."""
+    (fewer than 3 vertices or an area below [`MIN_AREA_M2`][wbc_layer.capture.MIN_AREA_M2])."""
     pts = _finite_array(points, (-1, 2), "polygon vertices")
     pts = np.unique(pts, axis=0)  # sorted by x, then y
 
@@ -161,14 +161,14 @@ def capture_bound(
 
     The largest ``p >= 0`` such that the capture point ``c + (v + p u / m) / omega`` (horizontal
     parts) stays inside the convex hull of ``polygon``: ``m omega s``, ``s`` the capture
-    point's :func:`exit_distance` along ``u``; 0 if it is outside already (or on the edge).
+    point's [`exit_distance`][wbc_layer.capture.exit_distance] along ``u``; 0 if it is outside already (or on the edge).
 
     Args:
         com: (3,) CoM position, world [m].
         com_velocity: (3,) CoM velocity, world [m/s].
         mass: total mass [kg] (> 0).
         polygon: (k, 2) support polygon vertices [m] (its convex hull is used; see
-            :func:`support_polygon`).
+            [`support_polygon`][wbc_layer.capture.support_polygon]).
         direction: (2,) unit horizontal direction of the push, world axes.
         ground_height: height of the ground under the feet [m]; ``z_c = com[2] - ground_height``.
         gravity: [m/s^2].

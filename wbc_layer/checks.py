@@ -1,7 +1,7 @@
 """Checks of the values that cross the controller's boundary: numbers, booleans, names, arrays.
 
 Each returns the value to store (a float, a bool, a float64 copy) or raises
-:class:`~wbc_layer.errors.ConfigError` as ``"<what> must be ..., got <value>"``. Tasks, contacts
+[`ConfigError`][wbc_layer.errors.ConfigError] as ``"<what> must be ..., got <value>"``. Tasks, contacts
 and the controller's setters run them before anything is stored, so a rejected value leaves the
 object (and a compiled core) as it was. The arguments named ``what`` say whose value it is
 (``"weight of task 'com'"``).
@@ -130,7 +130,7 @@ def finite_array_1d(value, what: str) -> np.ndarray:
 
 def rotation_matrix(value, what: str) -> np.ndarray:
     """A float64 copy of a 3x3 rotation matrix (``R R^T = I`` and ``det R = +1`` to
-    :data:`ROTATION_TOLERANCE`)."""
+    [`ROTATION_TOLERANCE`][wbc_layer.checks.ROTATION_TOLERANCE])."""
     rotation = real_array(value, what, "a 3x3 rotation matrix")
     if (
         rotation.shape != (3, 3)
@@ -143,8 +143,8 @@ def rotation_matrix(value, what: str) -> np.ndarray:
 
 
 def frame_name(owner, value, what: str) -> str:
-    """A frame name; checked against the robot of the controller holding ``owner`` (its
-    ``_robot``, set when the controller takes the task or contact), if any."""
+    """A frame name; checked against the robot of the controller holding ``owner`` (the robot the
+    controller gives a task or contact when it takes it), if any."""
     value = name(value, what)
     robot = owner.__dict__.get("_robot")
     if robot is not None:

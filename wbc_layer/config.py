@@ -1,6 +1,6 @@
 """Controller configuration: everything robot-specific comes from here, nothing is hard-coded.
 
-Defaults live in code (frozen dataclasses); :func:`controller_config_from_dict` builds one from
+Defaults live in code (frozen dataclasses); [`controller_config_from_dict`][wbc_layer.config.controller_config_from_dict] builds one from
 plain data (a YAML file's content) and rejects unknown keys with the list of valid ones.
 """
 
@@ -66,7 +66,7 @@ class ControllerConfig:
         torso_frame: frame whose orientation the torso task holds upright.
         com_*, posture_*, torso_*: PD gains and weights of the CoM, posture and torso tasks.
         force_weight: weight of each contact-force tracking task when it is on.
-        angular_momentum_weight, angular_momentum_damping: the :class:`~wbc_layer.tasks.AngularMomentumTask`
+        angular_momentum_weight, angular_momentum_damping: the [`AngularMomentumTask`][wbc_layer.tasks.AngularMomentumTask]
             ``"angular_momentum"`` (``dL/dt = -damping L`` through the contact wrenches): its
             weight [1 / (N m)^2] (0, the default: off) and damping [1/s].
         body_rest_*: PD gains and weight of the task holding each environment body at rest
@@ -85,13 +85,13 @@ class ControllerConfig:
             tilt grew unchecked until the foot flew up (a 9 N s forward-left push, 40 % of the
             capture bound, toppled the robot). 20: a 50 ms time constant, 10x the physics step.
         joint_limit_horizon_s: [s] the actuated joints' position (and velocity) limits become
-            acceleration bounds (:mod:`wbc_layer.joint_limits`): a joint pushed against a range
+            acceleration bounds ([`wbc_layer.joint_limits`][wbc_layer.joint_limits]): a joint pushed against a range
             end approaches it at most like a critically damped PD with time constant T [s]
             (default 0.05 s = 25 physics steps). Hard rows in the rigid-contact QP, dropped in
             the relaxed one. 0: none (the seesaw env's choice: there the ankles' roll range,
             +-0.4 rad, is close to the board's tilt, up to 0.35 rad, and the bound brakes an
-            ankle while the board still turns under the foot; see
-            ``humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S``).
+            ankle while the board still turns under the foot; see the seesaw env's
+            [`JOINT_LIMIT_HORIZON_S`][humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S]).
         contact_slack_weight: weight [1 / (m/s^2)^2, 1 / (rad/s^2)^2] of the active contacts'
             acceleration residual in the *relaxed* QP, solved only when the rigid-contact QP has
             no solution (torque limits that cannot hold every contact still): the contacts then
@@ -109,7 +109,7 @@ class ControllerConfig:
             balance env (``benchmarks.controller_step``, docs/speed.md): the whole compiled tick
             1.1x faster with eiquadprog than with proxsuite at rest, 1.8x under the shipped
             policy's moving references.
-        backend: ``"compiled"`` (default: the tick in C++, :mod:`wbc_layer.compiled`) or
+        backend: ``"compiled"`` (default: the tick in C++, [`wbc_layer.compiled`][wbc_layer.compiled]) or
             ``"python"`` (the readable reference, same formulation).
     """
 
@@ -165,13 +165,13 @@ class ControllerConfig:
             raise ConfigError(f"contact names must be unique, got {names}")
 
     def with_overrides(self, **overrides: Any) -> ControllerConfig:
-        """A copy with some fields replaced; unknown names raise :class:`ConfigError`."""
+        """A copy with some fields replaced; unknown names raise [`ConfigError`][wbc_layer.errors.ConfigError]."""
         _check_keys("controller setting", overrides, ControllerConfig)
         return replace(self, **overrides)
 
 
 def controller_config_from_dict(data: dict[str, Any]) -> ControllerConfig:
-    """Build a :class:`ControllerConfig` from plain data; unknown keys are errors."""
+    """Build a [`ControllerConfig`][wbc_layer.config.ControllerConfig] from plain data; unknown keys are errors."""
     if not isinstance(data, dict):
         raise ConfigError(f"a controller config must be a mapping of controller settings, got {data!r}")
     data = dict(data)

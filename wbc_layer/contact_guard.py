@@ -48,7 +48,7 @@ SUPPORTING, RELEASING, RELEASED, REGAINING = "supporting", "releasing", "release
 
 @dataclass(frozen=True)
 class ContactGuardSettings:
-    """Thresholds of :class:`ContactGuard` (see the module docstring).
+    """Thresholds of [`ContactGuard`][wbc_layer.contact_guard.ContactGuard] (see the module docstring).
 
     Attributes:
         tilt_rad: sole tilt beyond which a foot is tipping [rad].
@@ -89,9 +89,9 @@ class ContactGuard:
     Args:
         controller: the controller whose contacts it drives.
         contacts: names of the supporting contacts it guards (feet).
-        settings: thresholds; default :class:`ContactGuardSettings`.
+        settings: thresholds; default [`ContactGuardSettings`][wbc_layer.contact_guard.ContactGuardSettings].
 
-    Call :meth:`update` once per tick, before ``controller.compute``. A contact switched off by
+    Call [`update`][wbc_layer.contact_guard.ContactGuard.update] once per tick, before ``controller.compute``. A contact switched off by
     the user (``set_contact_active(name, False)``) while supporting is left alone until switched
     on again: the guard never overrides a decision it did not make.
     """
@@ -105,7 +105,7 @@ class ContactGuard:
                 raise ConfigError(f"ContactGuard guards supporting contacts; {name!r} is {contact.mode!r}")
         #: contact name -> its own force bounds [N] (restored when it supports again).
         self.bounds = {name: (controller.contact(name).min_normal_force, controller.contact(name).max_normal_force) for name in contacts}
-        #: contact name -> state (:data:`SUPPORTING`, :data:`RELEASING`, :data:`RELEASED`, :data:`REGAINING`).
+        #: contact name -> state (`SUPPORTING`, `RELEASING`, `RELEASED`, `REGAINING`).
         self.state = dict.fromkeys(contacts, SUPPORTING)
         self._timer = dict.fromkeys(contacts, 0.0)  # unloaded / settled time, or ramp progress [s]
 

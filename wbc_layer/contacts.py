@@ -1,6 +1,6 @@
 """Contacts: what a contact force may be (constraint rows) and how the contact moves.
 
-A contact owns its force variables in the QP (see :mod:`wbc_layer.layout`) and contributes
+A contact owns its force variables in the QP (see [`wbc_layer.layout`][wbc_layer.layout]) and contributes
 
 - a motion constraint ``J qdd = -Jdot v`` (its point/frame does not accelerate), and
 - inequality rows ``G f <= h`` on its own force: unilateral normal force (with min/max),
@@ -9,7 +9,7 @@ A contact owns its force variables in the QP (see :mod:`wbc_layer.layout`) and c
   chapter *Modeling of a humanoid robot*: friction approximation, moment constraint).
 
 A contact is *supporting* (its force is free, used to balance) or *controlled* (its force
-tracks a target through a :class:`wbc_layer.tasks.ContactForceTask`; *Partial Force Control of
+tracks a target through a [`wbc_layer.tasks.ContactForceTask`][wbc_layer.tasks.ContactForceTask]; *Partial Force Control of
 Constrained Floating-Base Robots*). An inactive
 contact's force is held at zero and it may move (a lifted foot).
 """

@@ -9,10 +9,10 @@ in the contact frame's axes (the body receives ``-f_i``), and ``J_{s,i}`` (6, do
 to the body's twist at that contact frame, in the frame's axes. A contact standing on the body
 does not slide on it: its frame's acceleration equals that of the body's material point under
 it (*Modeling and Control of Humanoid Robots in Dynamic Environments: iCub Balancing on a
-Seesaw*, eqs. 25-28). :mod:`wbc_layer.qp_builder` adds ``sdd`` to the QP's variables and
+Seesaw*, eqs. 25-28). [`wbc_layer.qp_builder`][wbc_layer.qp_builder] adds ``sdd`` to the QP's variables and
 both equations to its equalities, so the controller knows that pushing on the board tilts it.
 
-:class:`SeesawBody` is the first instance: a board with a cylindrical underside of radius
+[`SeesawBody`][wbc_layer.environment_body.SeesawBody] is the first instance: a board with a cylindrical underside of radius
 ``R`` rolling without slipping on flat ground, tilting by ``theta`` about the world x axis.
 """
 
@@ -33,7 +33,7 @@ _X = np.array([1.0, 0.0, 0.0])
 class EnvironmentBody:
     """Interface of a dynamic body the robot can stand on (see the module docstring).
 
-    After :meth:`update`: ``s``, ``s_dot`` (dof,) the state, ``mass_matrix`` (dof, dof),
+    After `update`: ``s``, ``s_dot`` (dof,) the state, ``mass_matrix`` (dof, dof),
     ``bias`` (dof,) [SI]; the frame methods
     take a contact frame's world placement (the frame is rigidly attached to the body there).
     """
@@ -100,7 +100,7 @@ class SeesawBody(EnvironmentBody):
         after it: the compiled controller reads only ``s`` and ``s_dot`` (it computes them itself),
         and the envs update the board at every physics step.
 
-        Raises :class:`InvalidStateError` unless each holds one finite real number."""
+        Raises [`InvalidStateError`][wbc_layer.errors.InvalidStateError] unless each holds one finite real number."""
         theta, theta_dot = self._coordinate(s, "s"), self._coordinate(s_dot, "s_dot")
         self.theta, self.theta_dot = theta, theta_dot
         self.s, self.s_dot = np.array([theta]), np.array([theta_dot])
@@ -124,7 +124,7 @@ class SeesawBody(EnvironmentBody):
     bias = LazyTerm()  # (1,) h_s [N m]: velocity-product and gravity terms and the damping
 
     def _sync(self) -> None:
-        """Compute the terms of the current ``(theta, theta_dot)``, once per :meth:`update`."""
+        """Compute the terms of the current ``(theta, theta_dot)``, once per [`update`][wbc_layer.environment_body.SeesawBody.update]."""
         if not self._pending:
             return
         self._pending = False

@@ -6,7 +6,7 @@ from typing import Any
 
 
 class WBCError(Exception):
-    """Base class of every error raised by :mod:`wbc_layer`."""
+    """Base class of every error raised by [`wbc_layer`][wbc_layer]."""
 
 
 class ConfigError(WBCError, ValueError):
@@ -17,7 +17,7 @@ class InvalidStateError(WBCError, ValueError):
     """A robot or environment-body state given to the controller is invalid: a wrong size, a
     non-finite entry, or a base quaternion that is not of unit norm. The message names the entries.
 
-    Not a :class:`QPSolveError`: the documented fallback (gravity compensation) needs a valid
+    Not a [`QPSolveError`][wbc_layer.errors.QPSolveError]: the documented fallback (gravity compensation) needs a valid
     state too, and raises this error for the same state."""
 
 
@@ -30,7 +30,7 @@ class QPSolveError(WBCError):
 
     Attributes:
         status: the solver's status, as a short string (e.g. ``"primal_infeasible"``).
-        problem: the :class:`wbc_layer.qp.QPProblem` that failed, for inspection.
+        problem: the [`wbc_layer.qp.QPProblem`][wbc_layer.qp.QPProblem] that failed, for inspection.
         result: the raw solver result (solver specific), or ``None``.
     """
 
@@ -42,6 +42,6 @@ class QPSolveError(WBCError):
 
 
 def unknown_name_error(kind: str, name: str, valid: list[str] | tuple[str, ...]) -> ConfigError:
-    """A :class:`ConfigError` for an unknown ``name`` of ``kind``, listing the valid names."""
+    """A [`ConfigError`][wbc_layer.errors.ConfigError] for an unknown ``name`` of ``kind``, listing the valid names."""
     shown = " ".join(repr(name).split())  # an array's repr on one line
     return ConfigError(f"unknown {kind} {shown}; valid {kind}s are: {', '.join(sorted(valid))}")

@@ -2,13 +2,13 @@
 Passault).
 
 For ``qdd = 0, v = 0`` the dynamics reduce to ``g(q) = S^T tau + sum_i J_i^T f_i``. The
-torques and contact forces that hold the robot still solve the QP over ``y = [tau, f]``::
+torques and contact forces that hold the robot still solve the QP over ``y = [tau, f]``:
 
     minimise |tau|^2 + eps |f|^2   s.t.   S^T tau + J_c^T f = g,   contact rows on each f_i
 
 (unilateral normal force, friction pyramid, CoP bounds). It is also the controller's
 fallback when the whole-body QP fails. The post's closed forms serve as test oracles:
-:func:`single_support_closed_form` and :func:`double_support_pseudo_inverse`.
+[`single_support_closed_form`][wbc_layer.gravity_compensation.single_support_closed_form] and [`double_support_pseudo_inverse`][wbc_layer.gravity_compensation.double_support_pseudo_inverse].
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def gravity_compensation(
     """Minimum-torque static torques and forces at the robot's current configuration.
 
     ``robot`` must be updated (only ``q`` matters). Only active contacts carry force.
-    Raises :class:`wbc_layer.errors.QPSolveError` when no static solution exists (e.g. the
+    Raises [`wbc_layer.errors.QPSolveError`][wbc_layer.errors.QPSolveError] when no static solution exists (e.g. the
     CoM is outside the support polygon with the given contact rows) or the solver stops at its
-    iteration cap (:data:`STATIC_QP_MAX_ITER`), and :class:`wbc_layer.errors.InvalidStateError`
+    iteration cap ([`STATIC_QP_MAX_ITER`][wbc_layer.gravity_compensation.STATIC_QP_MAX_ITER]), and [`wbc_layer.errors.InvalidStateError`][wbc_layer.errors.InvalidStateError]
     at once when the robot's state (``q``, ``v``) or the model terms computed from it (gravity,
     contact Jacobians) are not finite.
     """

@@ -13,10 +13,10 @@ overshooting, in continuous time), and a velocity beyond its limit is brought ba
 (The bound ``q + v T + a T^2 / 2 <= q_hi``, a constant acceleration staying inside for ``T``, is
 the same PD with damping ratio 0.71: it overshot a closed-loop elbow's range end by 3 mrad.) Should the two bounds cross (a joint past its velocity limit
 near a range end), both become their midpoint. A bound with no limit behind it (an infinite range
-or velocity limit) is written as +-:data:`ACCELERATION_CAP` so that the QP stays finite.
+or velocity limit) is written as +-[`ACCELERATION_CAP`][wbc_layer.joint_limits.ACCELERATION_CAP] so that the QP stays finite.
 
 The rows are hard in the rigid-contact QP; the relaxed QP (no solution with rigid contacts) drops
-them, so that they can never make the controller give up (see :mod:`wbc_layer.qp_builder`).
+them, so that they can never make the controller give up (see [`wbc_layer.qp_builder`][wbc_layer.qp_builder]).
 """
 
 from __future__ import annotations

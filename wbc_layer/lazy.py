@@ -4,8 +4,8 @@ from __future__ import annotations
 
 
 class LazyTerm:
-    """A computed attribute ``name``, stored as ``_<name>``. Reading it first calls the owner's
-    ``_sync()``, which computes the pending terms (if any) and stores them; it cannot be set."""
+    """A computed attribute ``name``, stored under the same name with a leading underscore. Reading
+    it first has the owner compute its pending terms (if any) and store them; it cannot be set."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.stored = f"_{name}"

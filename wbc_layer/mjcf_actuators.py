@@ -2,7 +2,7 @@
 
 The controller must respect the same torque limits as the simulator. MuJoCo applies
 ``torque = gear * ctrl`` with ``ctrl`` clipped to ``ctrlrange``, so the joint torque limit is
-``gear * ctrlrange``. Reading the XML here keeps :mod:`wbc_layer` free of a MuJoCo import.
+``gear * ctrlrange``. Reading the XML here keeps [`wbc_layer`][wbc_layer] free of a MuJoCo import.
 """
 
 from __future__ import annotations

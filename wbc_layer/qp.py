@@ -1,13 +1,13 @@
 """The QP boundary: a solver-independent problem, and the solvers that take it.
 
-``QPProblem`` is qpsolvers' form::
+``QPProblem`` is qpsolvers' form:
 
     minimise 1/2 x^T P x + q^T x   subject to   A x = b,   G x <= h
 
-with no infinities in ``h``. :class:`ProxsuiteSolver` keeps one proxsuite dense QP between
+with no infinities in ``h``. [`ProxsuiteSolver`][wbc_layer.qp.ProxsuiteSolver] keeps one proxsuite dense QP between
 calls and warm-starts it from the previous solution (the default hot path);
-:class:`DaqpSolver` and :class:`EiquadprogSolver` are alternatives whose solves are reproducible bit
-for bit; :func:`solve_with_qpsolvers`
+[`DaqpSolver`][wbc_layer.qp.DaqpSolver] and [`EiquadprogSolver`][wbc_layer.qp.EiquadprogSolver] are alternatives whose solves are reproducible bit
+for bit; [`solve_with_qpsolvers`][wbc_layer.qp.solve_with_qpsolvers]
 solves the same problem with any qpsolvers backend (tests, benchmarks).
 
 NOTE: proxsuite's dense solver is not bit-reproducible: the same problem sequence solved by
@@ -92,7 +92,7 @@ class ProxsuiteSolver:
         self._qp, self._dims = None, None
 
     def solve(self, problem: QPProblem) -> QPSolution:
-        """Solve ``problem``; raise :class:`QPSolveError` unless solved with finite ``x``."""
+        """Solve ``problem``; raise [`QPSolveError`][wbc_layer.errors.QPSolveError] unless solved with finite ``x``."""
         dims = (problem.n, problem.A.shape[0], problem.G.shape[0])
         lower = np.full(dims[2], -1e20)
         start = time.perf_counter()
@@ -136,7 +136,7 @@ _DAQP_NO_LOWER = -1e30
 class DaqpSolver:
     """DAQP (dual active set), solved from scratch each call: same problem, same bits.
 
-    Same interface as :class:`ProxsuiteSolver`; equalities are passed as immutable rows.
+    Same interface as [`ProxsuiteSolver`][wbc_layer.qp.ProxsuiteSolver]; equalities are passed as immutable rows.
     """
 
     def reset(self) -> None:
@@ -163,7 +163,7 @@ class EiquadprogSolver:
     """eiquadprog's Goldfarb-Idnani dual active set (the compiled core's solver, called from
     Python), solved from scratch each call: same problem, same bits. Needs ``P`` positive definite.
 
-    Same interface as :class:`ProxsuiteSolver`. Raises :class:`~wbc_layer.errors.ConfigError` if
+    Same interface as [`ProxsuiteSolver`][wbc_layer.qp.ProxsuiteSolver]. Raises [`ConfigError`][wbc_layer.errors.ConfigError] if
     the compiled core (which holds the solver) was not built.
 
     ``eliminate_equalities`` (default True, as in the controller): solve in the null space of
@@ -201,9 +201,9 @@ SOLVERS = {"proxsuite": ProxsuiteSolver, "daqp": DaqpSolver, "eiquadprog": Eiqua
 def relax_equalities(problem: QPProblem, rows: np.ndarray, weight: float) -> QPProblem:
     """``problem`` with the equality rows ``rows`` moved into the cost as ``weight |A_r x - b_r|^2``.
 
-    NOTE: solve it with :class:`DaqpSolver`. With the controller's weight (1e5) proxsuite
+    NOTE: solve it with [`DaqpSolver`][wbc_layer.qp.DaqpSolver]. With the controller's weight (1e5) proxsuite
     stopped at its iteration cap, or declared such a problem infeasible (it never is, see
-    :mod:`wbc_layer.qp_builder`), on most of the seesaw's relaxed ticks and on a hand pushing
+    [`wbc_layer.qp_builder`][wbc_layer.qp_builder]), on most of the seesaw's relaxed ticks and on a hand pushing
     500 N; DAQP, an exact active-set solver, solved them all.
 
     ``rows``: (k,) indices into ``A``/``b``; ``weight`` > 0 [1 / (row unit)^2]. The other rows stay

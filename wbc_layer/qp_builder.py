@@ -1,6 +1,6 @@
 """Assemble the whole-body QP (task-space inverse dynamics) from its parts.
 
-Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
+Decision vector ``x = [qdd, f]`` (see [`wbc_layer.layout`][wbc_layer.layout]). Rows:
 
 - equality (hard): floating-base rows of ``M qdd + h = S^T tau + J_c^T f`` (6);
   per active contact ``J_i qdd + Jdot_i v = -k_d u_i`` (its dim), ``u_i = J_i v`` the contact
@@ -13,14 +13,14 @@ Decision vector ``x = [qdd, f]`` (see :mod:`wbc_layer.layout`). Rows:
   environment body its dynamics ``M_s sdd + h_s + sum_i J_s,i^T f_i = 0``;
 - inequality ``G x <= h``: each active contact's force rows (friction pyramid, normal-force
   bounds, CoP), the joint limits as acceleration bounds ``a_lo <= qdd_a <= a_hi``
-  (:mod:`wbc_layer.joint_limits`; none when ``ControllerConfig.joint_limit_horizon_s`` is 0), and
+  ([`wbc_layer.joint_limits`][wbc_layer.joint_limits]; none when ``ControllerConfig.joint_limit_horizon_s`` is 0), and
   the torque limits ``tau_min <= M_a qdd + h_a - J_a^T f <= tau_max``. The controller solves
   with the force rows alone first (the *hot* problem) and adds the others only when its
-  solution breaks one (:meth:`QPBuilder.within_limits`): for a strictly convex QP that solution
+  solution breaks one ([`QPBuilder.within_limits`][wbc_layer.qp_builder.QPBuilder.within_limits]): for a strictly convex QP that solution
   is then the full problem's optimum too;
 - relaxed QP (only when the one above has no solution, e.g. the torque limits cannot hold
   every rigid contact): the active contacts' rows above move into the cost with a large weight
-  (:func:`solve_relaxed`, always with DAQP) and the joint-limit rows are dropped; every other
+  ([`solve_relaxed`][wbc_layer.qp_builder.solve_relaxed], always with DAQP) and the joint-limit rows are dropped; every other
   row stays hard, and that QP always has a solution (below);
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
   ``q = -2 sum w A^T b``.
@@ -32,7 +32,7 @@ rows (the minimum normal force at the sole's centre is one), ``f_i = 0`` for the
 any torques within the limits, and ``qdd = M^-1 (S^T tau + J_c^T f - h)`` (an environment body's
 ``sdd`` likewise from its invertible ``M_s``): every hard row holds.
 
-:class:`QPBuilder` fills preallocated arrays: the parts that depend only on which contacts are
+[`QPBuilder`][wbc_layer.qp_builder.QPBuilder] fills preallocated arrays: the parts that depend only on which contacts are
 active (the force rows, ``f_i = 0`` rows) are written when that set changes, the rest every
 tick.
 """
@@ -89,7 +89,7 @@ def solve_relaxed(
     """Solve the relaxed QP of ``problem`` (the full problem, torque-limit rows included).
 
     Returns the solution and, per active contact, its acceleration residual
-    ``J_i qdd + Jdot_i v`` (its rows of ``A x - b``). Raises :class:`QPSolveError` on failure,
+    ``J_i qdd + Jdot_i v`` (its rows of ``A x - b``). Raises [`QPSolveError`][wbc_layer.errors.QPSolveError] on failure,
     with status ``"infeasible_no_active_contact"`` when no contact is active (nothing to relax).
     """
     rows = contact_acceleration_rows(layout, contacts)
@@ -103,8 +103,8 @@ def solve_relaxed(
 class QPBuilder:
     """Builds the QP of one tick into arrays it owns.
 
-    The returned :class:`QPProblem` views those arrays: it is valid until the next
-    :meth:`build` (copy it to keep it).
+    The returned [`QPProblem`][wbc_layer.qp.QPProblem] views those arrays: it is valid until the next
+    [`build`][wbc_layer.qp_builder.QPBuilder.build] (copy it to keep it).
     """
 
     def __init__(

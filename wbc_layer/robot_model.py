@@ -38,7 +38,7 @@ _MAX_LISTED = 6  # non-finite entries named in a message
 
 
 class RobotModel:
-    """Floating-base model; :meth:`update` computes every term once per control tick.
+    """Floating-base model; [`update`][wbc_layer.robot_model.RobotModel.update] computes every term once per control tick.
 
     Tasks and contacts only read from it. After ``update(q, v)``:
 
@@ -51,7 +51,7 @@ class RobotModel:
       [kg m^2/s]; ``base_position`` (3,) [m] and ``base_rotation`` (3, 3) of the floating base
     - frame placements, Jacobians and drifts through the ``frame_*`` methods.
 
-    :meth:`defer_update` (what the compiled controller tick calls: it computes these terms in
+    [`defer_update`][wbc_layer.robot_model.RobotModel.defer_update] (what the compiled controller tick calls: it computes these terms in
     C++) only records ``(q, v)``; the terms are then computed on their first read, so reading
     the model after any tick gives that tick's state.
     """
@@ -118,8 +118,8 @@ class RobotModel:
     def update(self, q: np.ndarray, v: np.ndarray) -> None:
         """Compute all terms at configuration ``q`` (nq,) and velocity ``v`` (nv,).
 
-        Raises :class:`InvalidStateError` for a wrong size; the values are not checked (see
-        :meth:`check_state`)."""
+        Raises [`InvalidStateError`][wbc_layer.errors.InvalidStateError] for a wrong size; the values are not checked (see
+        [`check_state`][wbc_layer.robot_model.RobotModel.check_state])."""
         model, data = self.model, self.data
         if type(q) is not np.ndarray or q.dtype != _F64:
             q = self._state_vector(q, "q", model.nq)
@@ -150,9 +150,9 @@ class RobotModel:
         self._frame_cache.clear()
 
     def check_state(self, q, v) -> tuple[np.ndarray, np.ndarray]:
-        """``(q, v)`` as float64 arrays if they are a valid state, else :class:`InvalidStateError`
+        """``(q, v)`` as float64 arrays if they are a valid state, else [`InvalidStateError`][wbc_layer.errors.InvalidStateError]
         naming what is wrong: ``q`` (nq,) and ``v`` (nv,) of real numbers, all finite, and a base
-        quaternion ``q[3:7]`` of unit norm to :data:`QUATERNION_NORM_TOLERANCE`.
+        quaternion ``q[3:7]`` of unit norm to [`QUATERNION_NORM_TOLERANCE`][wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE].
 
         A float64 array of the right shape is not copied (the controller runs this every tick).
         """
@@ -203,7 +203,7 @@ class RobotModel:
         return base + [f"joint {name!r}" for name in self.joint_names]
 
     def defer_update(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Record ``(q, v)``; :meth:`update` runs on the first read of a term."""
+        """Record ``(q, v)``; [`update`][wbc_layer.robot_model.RobotModel.update] runs on the first read of a term."""
         self._pending = (q, v)
 
     def _sync(self) -> None:

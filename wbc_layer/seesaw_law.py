@@ -3,7 +3,7 @@
 The ground supports robot and board at the rolling contact line only, at ``y_P = y_0 - R theta``
 (``y_0``: world y of the board's centre of curvature at tilt 0, ``R`` its radius). About that
 line the robot's CoM moves as a linear inverted pendulum, ``y_dd = omega^2 (y - y_P)`` with
-``omega = sqrt(g / h)``, ``h`` the CoM height above the ground. :class:`BoardTiltLaw` places the
+``omega = sqrt(g / h)``, ``h`` the CoM height above the ground. [`BoardTiltLaw`][wbc_layer.seesaw_law.BoardTiltLaw] places the
 line where a capture-point controller wants the "CoP",
 
     y_P* = y_ref - y_ref_dd / omega^2 + k (xi - xi_ref),   xi = y + y_d / omega
@@ -37,7 +37,7 @@ def lateral_capture_point(position: float, velocity: float, omega: float) -> flo
 
 @dataclass(frozen=True)
 class BoardTiltLaw:
-    """Board-tilt target [rad] of a robot balancing on a :class:`SeesawBody` (module docstring).
+    """Board-tilt target [rad] of a robot balancing on a [`SeesawBody`][wbc_layer.environment_body.SeesawBody] (module docstring).
 
     Attributes:
         gain: ``k`` [-], the capture-point feedback gain; 0 keeps the board level.

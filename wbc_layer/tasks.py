@@ -146,8 +146,8 @@ class Task(Observed):
     """Base of all cost terms. ``weight`` >= 0 (finite) scales the squared residual.
 
     Every public assignment is checked before it is stored (shape, finiteness, sign, range: a
-    :class:`~wbc_layer.errors.ConfigError` names the task and the attribute, and the old value
-    stays), and a compiled controller holding the task hears it (:class:`Observed`). ``name``
+    [`ConfigError`][wbc_layer.errors.ConfigError] names the task and the attribute, and the old value
+    stays), and a compiled controller holding the task hears it ([`Observed`][wbc_layer.observed.Observed]). ``name``
     and the objects a task is built on (a contact, a body) are fixed once it is made.
     """
 
@@ -406,7 +406,7 @@ class ContactForceTask(Task):
 
     ``normal_only``: track only the normal component (a scalar target); else the full force
     vector in the contact's force coordinates. ``target`` (1,) or (contact.dim,), default zero;
-    change ``normal_only`` with :meth:`set_target`, which changes both together.
+    change ``normal_only`` with [`set_target`][wbc_layer.tasks.ContactForceTask.set_target], which changes both together.
     """
 
     contact: object = None  # wbc_layer.contacts.Contact

@@ -1,7 +1,7 @@
 """How an action becomes joint torques: one object per action mode (``wbc``, ``torque``, ``pd``).
 
-Each owns its action size and layout (:attr:`Actuation.structure`, the env's
-``action_structure``), names its blocks (:meth:`Actuation.blocks`) and computes the torques of a
+Each owns its action size and layout (`Actuation.structure`, the env's
+``action_structure``), names its blocks ([`Actuation.blocks`][humanoid_env.envs.actuation.Actuation.blocks]) and computes the torques of a
 physics step. The env asks it; the env classes hold no branch on the action mode.
 """
 
@@ -108,7 +108,7 @@ class WbcActuation(Actuation):
     """``action_mode="wbc"``: references (the env's ``wbc_action_structure``: CoM offset, force
     shares, ...) that the whole-body controller turns into torques at every physics step.
 
-    The env decodes the blocks into references (``_update_references``); a QP that fails follows
+    The env decodes the blocks into references; a QP that fails follows
     the documented fallback (gravity compensation, status ``"fallback"``); a relaxed QP (the
     contacts gave way) reports ``"relaxed"`` and its slack.
     """

@@ -73,7 +73,7 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     become non-finite, the episode ends (``terminated``, ``info["nonfinite_state"] = True``,
     ``info["termination"]`` says which) and the last finite observation is returned; MuJoCo never
     receives a non-finite torque. A ``reset()`` whose state or observation is not finite raises
-    :class:`~humanoid_env.envs.base.NonFiniteStateError` (a ``RuntimeError`` naming the blocks)
+    [`NonFiniteStateError`][humanoid_env.envs.base.NonFiniteStateError] (a ``RuntimeError`` naming the blocks)
     instead of returning it.
 
     ## Task: the CoM target
@@ -149,7 +149,7 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ## Scripted scenario
 
     ``--policy scripted`` runs the contact switching of *Partial Force Control of Constrained Floating-Base Robots* (lift the right foot with its force
-    ramped to zero, or switched abruptly): :class:`humanoid_env.scenarios.ContactSwitchScenario`.
+    ramped to zero, or switched abruptly): [`humanoid_env.scenarios.ContactSwitchScenario`][humanoid_env.scenarios.contact_switch.ContactSwitchScenario].
 
     ## Reproducibility
 
@@ -166,10 +166,10 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     Every keyword above, plus ``frame_skip`` = 10 (physics steps per env step: an integer, ``int``
     or numpy integer, in [1, 1000]; a float such as 10.0 is rejected), ``render_mode`` (None,
     "rgb_array", "human"; "human" needs a display: without ``DISPLAY`` or ``WAYLAND_DISPLAY`` on
-    Linux ``render()`` raises :class:`~humanoid_env.envs.rendering.RenderError`, as it does, again
+    Linux ``render()`` raises [`RenderError`][humanoid_env.envs.rendering.RenderError], as it does, again
     at every call, once offscreen rendering failed in the process), ``render_width`` = 480,
     ``render_height`` = 360 [px] (integers in [1, 4096]), ``robot`` = "hubo_lite" (a name of
-    ``humanoid_env.robots.ROBOTS`` or a :class:`~humanoid_env.robots.RobotDescription`: the model, frames, home posture and
+    ``humanoid_env.robots.ROBOTS`` or a [`RobotDescription`][humanoid_env.robots.description.RobotDescription]: the model, frames, home posture and
     controller settings; sizes of action and observation follow from it), ``push_body`` = None
     (the robot's push body: Hubo-lite's "torso"), ``qp_solver`` = "eiquadprog" (or
     "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
@@ -178,7 +178,7 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     joint damping and armature, contact friction and actuator strength drawn at each reset while
     the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, each scale's
     ``hi`` at most 10, the friction's at most 3, see
-    :mod:`humanoid_env.envs.randomisation`; the draws are in reset's ``info["randomisation"]``, and the
+    [`humanoid_env.envs.randomisation`][humanoid_env.envs.randomisation]; the draws are in reset's ``info["randomisation"]``, and the
     same seed draws the same), ``estimation`` = None (estimated state: the controller and the
     observation see the state late, noisy and biased instead of the simulator's exact state, and
     the torques reach the joints late: white noise and a first-order Gauss-Markov bias on the
@@ -186,13 +186,13 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     velocities [rad/s], noise on the joint positions [rad], sensing and actuation delays of whole
     physics steps; "moderate", "hard" or a dict of settings, each standard deviation at most
     0.5 rad (orientation, joint positions), 2 m/s (base linear velocity), 5 rad/s (base angular
-    velocity) or 20 rad/s (joint velocities), see :mod:`humanoid_env.envs.estimation`; reward,
+    velocity) or 20 rad/s (joint velocities), see [`humanoid_env.envs.estimation`][humanoid_env.envs.estimation]; reward,
     termination and ``info`` keep the true state; combines with ``randomise``), ``leg_odometry_s`` = None (with ``estimation``, wbc mode: the
     supporting feet's velocity relative to their support, low-passed with this time constant [s],
     is taken out of the estimated base linear velocity before anything uses it, see
-    :mod:`humanoid_env.envs.odometry`; ``info["estimate"]["leg_odometry_correction_mps"]`` (3,)
+    [`humanoid_env.envs.odometry`][humanoid_env.envs.odometry]; ``info["estimate"]["leg_odometry_correction_mps"]`` (3,)
     [m/s], world axes, the correction), ``contact_guard`` = None (the contact-loss guard,
-    :mod:`wbc_layer.contact_guard`: True or a dict of ``ContactGuardSettings`` fields; a foot
+    [`wbc_layer.contact_guard`][wbc_layer.contact_guard]: True or a dict of ``ContactGuardSettings`` fields; a foot
     whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
     force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it
     lowered the push envelope, see the module). ``reference_feedforward`` and ``timing_in_info``

@@ -3,20 +3,20 @@
 A real whole-body controller is fed an *estimate* of the base's orientation and velocity and of
 the joints' velocities, late by the sensing and computing latency, and its torques reach the
 joints later still. The env keyword ``estimation`` (None, ``"moderate"``, ``"hard"``, a dict of
-:class:`StateEstimation` fields, or a :class:`StateEstimation`) models that:
+[`StateEstimation`][humanoid_env.envs.estimation.StateEstimation] fields, or a [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation]) models that:
 
 - **Sensing delay** of ``sensing_delay_steps`` = k whole physics steps: the estimate at physics
-  step t is built from the true state of step t - k (:class:`StateHistory`; before step k,
+  step t is built from the true state of step t - k ([`StateHistory`][humanoid_env.envs.estimation.StateHistory]; before step k,
   from the episode's first state).
 - **White noise** (Gaussian, a fresh draw at every physics step) and a **drifting bias**
-  (:class:`GaussMarkovBias`: first-order Gauss-Markov, stationary standard deviation sigma,
+  ([`GaussMarkovBias`][humanoid_env.envs.estimation.GaussMarkovBias]: first-order Gauss-Markov, stationary standard deviation sigma,
   correlation time ``bias_time_constant_s``; drawn from its stationary distribution at reset) on
   the base orientation (a rotation vector in base axes [rad]: roll, pitch, yaw to first order),
   the base linear velocity (base axes [m/s]), the base angular velocity (base axes [rad/s]) and
   the joint velocities [rad/s]; white noise only on the joint positions [rad]. The base position
   and the rest of the scene are exact (delayed), except the joints named as *followers*
-  (the seesaw's board tilt, see :meth:`StateEstimator.add_follower`).
-- **Actuation delay** of ``actuation_delay_steps`` = k physics steps (:class:`ActuationDelay`):
+  (the seesaw's board tilt, see [`StateEstimator.add_follower`][humanoid_env.envs.estimation.StateEstimator.add_follower]).
+- **Actuation delay** of ``actuation_delay_steps`` = k physics steps ([`ActuationDelay`][humanoid_env.envs.estimation.ActuationDelay]):
   the torque computed at step t is applied at step t + k; for the first k steps of an episode the
   first computed torque is applied.
 
@@ -25,10 +25,10 @@ sim bridge turns it into the controller's ``(q, v)`` exactly as it does the true
 uses it: the WBC's state (``WholeBodyController.compute``), the seesaw's board state and
 board-tilt law, the pd mode's joint feedback, and the observation. What keeps the true state:
 reward, termination, ``info`` (``info["estimate"]`` holds the estimate's errors, see
-:meth:`StateEstimator.errors`), the contact and hand-force sensors (force sensing is not
+[`StateEstimator.errors`][humanoid_env.envs.estimation.StateEstimator.errors]), the contact and hand-force sensors (force sensing is not
 modelled). Off by default: nothing is drawn and every env behaves bit for bit as without it.
 With ``leg_odometry_s`` (wbc mode) the supporting feet correct the estimate's base linear velocity
-before anything uses it (:mod:`humanoid_env.envs.odometry`).
+before anything uses it ([`humanoid_env.envs.odometry`][humanoid_env.envs.odometry]).
 
 Random numbers come from a generator spawned at each reset from the env's ``np_random``
 (``Generator.spawn``, which draws nothing from the parent): the same seed gives the same
@@ -37,13 +37,13 @@ are the same as with ``estimation=None``, so episodes pair across settings.
 
 ## Limits
 
-Each standard deviation is at most :data:`NOISE_LIMITS`' (0.5 rad on the orientation and the
+Each standard deviation is at most [`NOISE_LIMITS`][humanoid_env.envs.estimation.NOISE_LIMITS]' (0.5 rad on the orientation and the
 joint positions, 2 m/s on the base linear velocity, 5 rad/s on the base angular velocity,
 20 rad/s on the joint velocities; 17-40 times the ``"hard"`` preset's), the bias correlation time
 at most 3600 s, each delay at most 50 steps: a larger value raises ``ValueError`` at
 construction. Should the estimate still become non-finite, the env ends the episode before the
 controller sees it (``info["termination"] == "nonfinite_estimate"``), and a reset whose estimate
-is non-finite raises :class:`~humanoid_env.envs.base.NonFiniteStateError`.
+is non-finite raises [`NonFiniteStateError`][humanoid_env.envs.base.NonFiniteStateError].
 
 ## Presets
 
@@ -86,7 +86,7 @@ import numpy as np
 from humanoid_env.envs.kwargs import is_bool, keyword_error, resolve_preset
 from humanoid_env.envs.odometry import LegOdometry
 
-#: The largest standard deviation accepted for each noise and bias of :class:`StateEstimation`
+#: The largest standard deviation accepted for each noise and bias of [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation]
 #: (the field's unit: rad, m/s, rad/s). Each is 17-40 times the ``"hard"`` preset's and still an
 #: error a controller can be fed: an orientation error up to 0.5 rad (29 deg), velocity errors of
 #: metres per second. A value past it is rejected at construction (``1e300`` rad once put inf into
@@ -98,7 +98,7 @@ NOISE_LIMITS: dict[str, float] = {
     "joint_velocity_noise_radps": 20.0, "joint_velocity_bias_radps": 20.0,
     "joint_position_noise_rad": 0.5,
 }  # fmt: skip
-#: The standard deviations of :class:`StateEstimation` (noise and bias), with their units.
+#: The standard deviations of [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation] (noise and bias), with their units.
 NOISE_FIELDS = tuple(NOISE_LIMITS)
 #: Largest delay accepted, either way [physics steps] (0.1 s at 500 Hz).
 MAX_DELAY_STEPS = 50
@@ -109,7 +109,7 @@ MAX_BIAS_TIME_CONSTANT_S = 3600.0
 @dataclass(frozen=True)
 class StateEstimation:
     """Settings of the estimated state; every standard deviation in ``[0, limit]`` (0: that term
-    off; the limits, :data:`NOISE_LIMITS`: 0.5 rad for the orientation and the joint positions,
+    off; the limits, [`NOISE_LIMITS`][humanoid_env.envs.estimation.NOISE_LIMITS]: 0.5 rad for the orientation and the joint positions,
     2 m/s for the base linear velocity, 5 rad/s for the base angular velocity, 20 rad/s for the
     joint velocities, noise and bias alike).
 
@@ -188,8 +188,8 @@ PRESETS: dict[str, StateEstimation] = {
 
 
 def state_estimation(value: Any) -> StateEstimation | None:
-    """The ``estimation`` keyword: None (off), a preset name, a dict of :class:`StateEstimation`
-    fields (the others 0, ``bias_time_constant_s`` 5 s), or a :class:`StateEstimation`."""
+    """The ``estimation`` keyword: None (off), a preset name, a dict of [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation]
+    fields (the others 0, ``bias_time_constant_s`` 5 s), or a [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation]."""
     return resolve_preset("estimation", value, StateEstimation, PRESETS, "setting")
 
 
@@ -198,7 +198,7 @@ class GaussMarkovBias:
 
     ``b[t+1] = a b[t] + sigma sqrt(1 - a^2) w[t]`` with ``a = exp(-dt / tau)`` and ``w ~ N(0, I)``:
     stationary, zero mean, standard deviation ``sigma`` (the unit of the quantity), autocorrelation
-    ``a^n`` after n steps, i.e. ``exp(-n dt / tau)``. :meth:`reset` draws ``b[0] ~ N(0, sigma^2)``.
+    ``a^n`` after n steps, i.e. ``exp(-n dt / tau)``. `reset` draws ``b[0] ~ N(0, sigma^2)``.
 
     Args:
         sigma: stationary standard deviation (same unit as the biased quantity).
@@ -224,9 +224,9 @@ class GaussMarkovBias:
 
 
 class StateHistory:
-    """The last ``delay + 1`` true states ``(qpos, qvel)``; :meth:`delayed` is the oldest.
+    """The last ``delay + 1`` true states ``(qpos, qvel)``; `delayed` is the oldest.
 
-    :meth:`reset` fills it with the episode's first state, so for the first ``delay`` steps the
+    `reset` fills it with the episode's first state, so for the first ``delay`` steps the
     delayed state is that one.
     """
 
@@ -249,8 +249,8 @@ class StateHistory:
 class ActuationDelay:
     """Torques applied ``delay`` physics steps after they were computed (a FIFO).
 
-    :meth:`push` takes the torque (na,) [N m] computed at this step and returns the one to apply
-    now: the torque of ``delay`` steps ago; for the first ``delay`` steps after :meth:`reset`,
+    `push` takes the torque (na,) [N m] computed at this step and returns the one to apply
+    now: the torque of ``delay`` steps ago; for the first ``delay`` steps after `reset`,
     the first torque pushed.
     """
 
@@ -281,10 +281,10 @@ class StateEstimator:
         joint_dof: (na,) their addresses in ``qvel``.
         settings: what to model.
 
-    Call :meth:`reset` at each reset and :meth:`update` once per physics step with the true state
+    Call [`reset`][humanoid_env.envs.estimation.StateEstimator.reset] at each reset and [`update`][humanoid_env.envs.estimation.StateEstimator.update] once per physics step with the true state
     (a second call at the same ``data.time`` keeps the estimate: the observation after the last
-    physics step and the controller at the next one see the same estimate). :attr:`qpos` (nq,)
-    and :attr:`qvel` (nv,) are then the estimate in MuJoCo's layout (``qvel``'s base linear
+    physics step and the controller at the next one see the same estimate). `qpos` (nq,)
+    and `qvel` (nv,) are then the estimate in MuJoCo's layout (``qvel``'s base linear
     velocity in world axes, as MuJoCo's; the noise is added in base axes).
     """
 
@@ -379,16 +379,16 @@ class StateEstimator:
             self._compute_kinematics()
 
     def kinematics(self) -> mujoco.MjData:
-        """:attr:`data` at the estimate with positions, CoMs and velocities computed (``mj_kinematics``,
+        """`data` at the estimate with positions, CoMs and velocities computed (``mj_kinematics``,
         ``mj_comPos``, ``mj_comVel``; no contacts): for the CoM the controller would compute."""
         if self._kinematics_time != self._time:
             self._compute_kinematics()
         return self.data
 
     def _compute_kinematics(self) -> None:
-        """:attr:`data`'s kinematics at this step's estimate; with :attr:`odometry`, the velocity is
+        """`data`'s kinematics at this step's estimate; with [`odometry`][humanoid_env.envs.estimation.StateEstimator.odometry], the velocity is
         corrected in between (it needs the positions; the CoM velocity needs the corrected
-        velocity). Once per step: :meth:`update` calls it with odometry, :meth:`kinematics` otherwise."""
+        velocity). Once per step: [`update`][humanoid_env.envs.estimation.StateEstimator.update] calls it with odometry, [`kinematics`][humanoid_env.envs.estimation.StateEstimator.kinematics] otherwise."""
         d = self.data
         d.qpos[:] = self.qpos
         mujoco.mj_kinematics(self.model, d)

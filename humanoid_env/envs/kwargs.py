@@ -1,7 +1,7 @@
 """Keyword-argument handling shared by the environments: defaults, unknown names, value checks.
 
 Every rejection reads ``"<keyword> must be <what is allowed>, got <value>"`` (a ``ValueError``):
-:func:`keyword_error` builds it, the ``check_*`` functions use it, and :func:`naming` puts the
+[`keyword_error`][humanoid_env.envs.kwargs.keyword_error] builds it, the ``check_*`` functions use it, and [`naming`][humanoid_env.envs.kwargs.naming] puts the
 keyword in front of the errors of a settings object built from a keyword's dict.
 """
 

@@ -53,7 +53,7 @@ class LegOdometry:
         supporting_feet: returns, at each call, the feet standing now as ``(site id, id of the
             body they stand on)`` pairs (body 0: the fixed world).
 
-    :meth:`correct` runs once per physics step on the estimate; :attr:`correction` (3,) is the
+    [`correct`][humanoid_env.envs.odometry.LegOdometry.correct] runs once per physics step on the estimate; `correction` (3,) is the
     velocity [m/s] it subtracted last, world axes (held while no foot supports).
     """
 

@@ -1,7 +1,7 @@
 """Plant mismatch: the simulated robot's physics drawn per episode, the controller's model nominal.
 
 Every figure of the nominal controller is otherwise for a perfect model: its pinocchio model
-and the simulated robot come from the same MJCF. :class:`PlantRandomisation` draws, at each
+and the simulated robot come from the same MJCF. [`PlantRandomisation`][humanoid_env.envs.randomisation.PlantRandomisation] draws, at each
 reset, the simulated robot's link masses and CoM positions, joint damping and armature, the
 contact friction and the actuators' strength from documented ranges, while the controller keeps
 the nominal model. Off by default (the env keyword ``randomise=None``): the model is then never
@@ -22,7 +22,7 @@ Presets (``randomise="moderate"`` / ``"hard"``), after what published sim-to-rea
   2 cm), errors of the size a CAD model makes.
 
 Limits: every scale's ``hi`` is at most 10 (10x nominal), the friction's at most 3, the CoM
-offset at most 0.1 m (:data:`RANGE_LIMITS`); a larger value raises ``ValueError`` at
+offset at most 0.1 m ([`RANGE_LIMITS`][humanoid_env.envs.randomisation.RANGE_LIMITS]); a larger value raises ``ValueError`` at
 construction, naming ``randomise`` and the range.
 
 Links are the robot's bodies (the subtree of its free joint); the scene's bodies (floor, wall,
@@ -40,7 +40,7 @@ import numpy as np
 
 from humanoid_env.envs.kwargs import check_range, check_scalar, resolve_preset
 
-#: The largest ``hi`` accepted for each range of :class:`PlantRandomisation` (its unit): scales up
+#: The largest ``hi`` accepted for each range of [`PlantRandomisation`][humanoid_env.envs.randomisation.PlantRandomisation] (its unit): scales up
 #: to 10x nominal and a friction coefficient up to 3, far past the ``"hard"`` preset's (1.2, 1.5,
 #: 1.0) and the plants published work draws. A larger value raises ``ValueError`` at construction.
 RANGE_LIMITS: dict[str, float] = {
@@ -55,7 +55,7 @@ MAX_LINK_COM_OFFSET_M = 0.1
 class PlantRandomisation:
     """Ranges of the per-episode draws; each ``(lo, hi)`` is sampled uniformly, ``(1, 1)`` = off.
 
-    Limits (:data:`RANGE_LIMITS`): every scale in ``(0, 10]`` (damping ``[0, 10]``), the friction
+    Limits ([`RANGE_LIMITS`][humanoid_env.envs.randomisation.RANGE_LIMITS]): every scale in ``(0, 10]`` (damping ``[0, 10]``), the friction
     in ``[0, 3]``, the CoM offset in ``[0, 0.1]`` m; anything else raises ``ValueError``.
 
     Attributes:
@@ -101,12 +101,12 @@ PRESETS: dict[str, PlantRandomisation] = {
 
 def plant_randomisation(value: Any) -> PlantRandomisation | None:
     """The ``randomise`` keyword: None (off), a preset name, a dict of
-    :class:`PlantRandomisation` fields, or a :class:`PlantRandomisation`."""
+    [`PlantRandomisation`][humanoid_env.envs.randomisation.PlantRandomisation] fields, or a [`PlantRandomisation`][humanoid_env.envs.randomisation.PlantRandomisation]."""
     return resolve_preset("randomise", value, PlantRandomisation, PRESETS, "range")
 
 
 class PlantRandomiser:
-    """Draws a :class:`PlantRandomisation` into a MuJoCo model at each :meth:`draw`.
+    """Draws a [`PlantRandomisation`][humanoid_env.envs.randomisation.PlantRandomisation] into a MuJoCo model at each [`draw`][humanoid_env.envs.randomisation.PlantRandomiser.draw].
 
     Args:
         model: the scene; its values at construction are the nominal ones, restored before
@@ -131,8 +131,8 @@ class PlantRandomiser:
     def draw(self, rng: np.random.Generator, data: mujoco.MjData) -> dict[str, Any]:
         """Restore the nominal model, draw new values, recompute MuJoCo's derived constants.
 
-        Returns what was drawn (per link, joint and actuator, in the order of :attr:`links`,
-        :attr:`dofs`, :attr:`actuators`): the episode's ``info["randomisation"]``.
+        Returns what was drawn (per link, joint and actuator, in the order of `links`,
+        `dofs`, `actuators`): the episode's ``info["randomisation"]``.
         """
         m, r = self.model, self.ranges
         for name, value in self._nominal.items():

@@ -62,7 +62,7 @@ SEESAW_DEFAULTS: dict[str, Any] = {
 
 
 class LateralPushSchedule(PushSchedule):
-    """Pushes along +y or -y (the sign drawn with equal odds); otherwise as :class:`PushSchedule`."""
+    """Pushes along +y or -y (the sign drawn with equal odds); otherwise as [`PushSchedule`][humanoid_env.envs.pushes.PushSchedule]."""
 
     def update(self, rng: np.random.Generator, time: float) -> np.ndarray:
         if time >= self.next_start:
@@ -134,9 +134,9 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     offset ``dy`` tilts the board by about ``-dy / R``.
 
     The policy's CoM offset is low-passed (``com_offset_filter_s`` = 0.1 s; 0 in the other envs)
-    and enters the board-tilt law as a position only (:meth:`board_balance_target`).
+    and enters the board-tilt law as a position only ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]).
 
-    Everything not listed here is as in :class:`humanoid_env.envs.balance.HumanoidBalanceEnv`
+    Everything not listed here is as in [`humanoid_env.envs.balance.HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv]
     (action modes and decoding, physics loop, moving CoM target, fallback, reproducibility, bad
     input).
 
@@ -144,7 +144,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     - ``"coupled"`` (default): the WBC models the board as a rigid body with one degree of freedom
       (``wbc_layer.SeesawBody``; its mass, CoM, inertia, radius and origin are read from the
-      compiled MuJoCo model, :class:`SeesawParameters`; tilt damping ``seesaw_damping_nms`` = 0);
+      compiled MuJoCo model, [`SeesawParameters`][humanoid_env.envs.seesaw.SeesawParameters]; tilt damping ``seesaw_damping_nms`` = 0);
       the feet stand on it (``ContactConfig.on_body="seesaw"``): the QP knows that pushing on the
       board tilts it, and predicts its angular acceleration (``info["board_acceleration_pred"]``).
     - ``"rigid"``: the feet are on fixed ground, exactly as in the balance env (the board's motion
@@ -154,7 +154,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     As HumanoidWBC-v0 (4: CoM offset, foot force share); with ``board_tilt_action_rad`` = A > 0
     (0 by default) a fifth, ``a[4]``: an offset ``a[4] A`` [rad] added to the board-tilt target of
-    the capture-point law (:meth:`board_balance_target`), low-passed with ``com_offset_filter_s``,
+    the capture-point law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]), low-passed with ``com_offset_filter_s``,
     the sum clipped to 0.9 ``max_board_tilt_rad``. Zero action is the nominal controller either way.
     Only with ``seesaw_model="coupled"`` (the board task it moves).
 
@@ -203,9 +203,9 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     The board's state fed to the controller and the observation's ``board`` block are estimated
     too: delayed like the robot's, with the base orientation's roll error and the base angular
     velocity's x error and no noise of their own (the robot knows the board through its feet;
-    :meth:`board_state`). The board-tilt law uses the CoM of the estimated state.
+    [`board_state`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_state]). The board-tilt law uses the CoM of the estimated state.
 
-    ## Scripted scenarios (``--policy scripted``, :mod:`humanoid_env.scenarios.seesaw`)
+    ## Scripted scenarios (``--policy scripted``, [`humanoid_env.scenarios.seesaw`][humanoid_env.scenarios.seesaw])
 
     ``push`` (the paper's robustness test) and ``sine`` (the paper's CoM tracking test).
 
@@ -214,7 +214,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     ``qp_solver`` (default "eiquadprog", exact: keep an exact solver here; proxsuite's inexact
     solutions made two runs of one seed part within 5 steps on this unstable system), ``seesaw_model``,
     ``seesaw_damping_nms``, the reward and termination keywords above, and the
-    coupled controller's balance law (:meth:`board_balance_target`): ``board_balance_gain`` = 1.5,
+    coupled controller's balance law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]): ``board_balance_gain`` = 1.5,
     the board-tilt task's ``board_task_weight`` = 1000, ``board_task_kp`` = 900 [1/s^2],
     ``board_task_kd`` = 60 [1/s], and the CoM task's ``coupled_com_weight`` = 1000 (the
     controller's default; at 1 the posture task let the CoM drift 3.7 mm in x and z during the
@@ -229,7 +229,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
       as before, and the default pushes made no falls in 20 episodes (was 1); default pushes, and
       the shipped policy, unchanged until the controller's remaining changes.
     - 2026-12-01: default pushes U(10, 55) N, were U(10, 40) N (see Task). The controller has
-      no joint-limit rows here (:data:`JOINT_LIMIT_HORIZON_S`), where the other envs' now have
+      no joint-limit rows here ([`JOINT_LIMIT_HORIZON_S`][humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S]), where the other envs' now have
       them. The shipped policy was trained on from the previous one for the new pushes.
     - 2026-12-02: HumanoidWBC-v0's entry of that day: ``previous_action`` holds the action just
       applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
@@ -266,7 +266,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
                 direction_deg=None,
             )
         self._reset_board_state()
-        #: The coupled controller's board-tilt law (:meth:`board_balance_target`), on the
+        #: The coupled controller's board-tilt law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]), on the
         #: controller's model of the board.
         self.board_law = BoardTiltLaw(
             gain=float(cfg["board_balance_gain"]), com_height_m=float(self.com_nominal[2]), limit_rad=self.board_target_limit
@@ -332,7 +332,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     def controller_config(self) -> ControllerConfig:
         """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``); no
-        joint-limit rows (:data:`JOINT_LIMIT_HORIZON_S`) unless the robot's description sets
+        joint-limit rows ([`JOINT_LIMIT_HORIZON_S`][humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S]) unless the robot's description sets
         ``joint_limit_horizon_s`` in its ``controller_overrides``."""
         config = super().controller_config()
         if "joint_limit_horizon_s" not in self.description.controller_overrides:
@@ -378,7 +378,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
         self.board_offset += low_pass_gain(dt, self.config["com_offset_filter_s"]) * (goal - self.board_offset)
 
     def board_balance_target(self) -> float:
-        """The coupled controller's board-tilt target [rad]: :class:`wbc_layer.BoardTiltLaw` (a
+        """The coupled controller's board-tilt target [rad]: [`wbc_layer.BoardTiltLaw`][wbc_layer.seesaw_law.BoardTiltLaw] (a
         capture-point law on the board's contact line, ``board_balance_gain`` = 1.5, clipped to 0.9
         ``max_board_tilt_rad``) at the robot's CoM (MuJoCo's) and the WBC's CoM reference ``y_ref``
         (task target plus the policy's offset), with ``y_ref_d`` and ``y_ref_dd`` the task target's

@@ -78,15 +78,15 @@ _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 def wall_controller_config(
     hand_max_force_n: float = 60.0, hand_active: bool = True, description: RobotDescription = HUBO_LITE, **overrides: Any
 ) -> ControllerConfig:
-    """Feet supporting (flat), right hand controlled (point contact at :data:`HAND_CONTACT_FRAME`,
+    """Feet supporting (flat), right hand controlled (point contact at [`HAND_CONTACT_FRAME`][humanoid_env.envs.wall.HAND_CONTACT_FRAME],
     wall normal +y), for the robot ``description``. The robot model needs that frame:
-    :func:`robot_with_hand_contact_frame`."""
+    [`robot_with_hand_contact_frame`][humanoid_env.envs.wall.robot_with_hand_contact_frame]."""
     hand = description.hand_contact(HAND, WALL_NORMAL, hand_max_force_n, active=hand_active, frame=HAND_CONTACT_FRAME)
     return description.controller_config(contacts=(*description.foot_contacts(), hand), **overrides)
 
 
 def robot_with_hand_contact_frame(robot: RobotModel, offset: np.ndarray) -> RobotModel:
-    """A copy of ``robot`` with the frame :data:`HAND_CONTACT_FRAME` at ``offset`` (3,) [m] from
+    """A copy of ``robot`` with the frame [`HAND_CONTACT_FRAME`][humanoid_env.envs.wall.HAND_CONTACT_FRAME] at ``offset`` (3,) [m] from
     the ``right_hand`` site (the sphere's centre), in the site's (forearm's) axes.
 
     Why not the centre: MuJoCo's friction acts at the sphere's surface, so it resists a rotation
@@ -102,7 +102,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     Scene ``assets/scene_wall.xml``: a rigid wall on the robot's right, parallel to its sagittal
     plane, surface at ``y = -0.355`` m (normal +y). Everything not listed here is as in
-    :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` (physics loop, pushes, pd/torque
+    [`humanoid_env.envs.balance.HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv] (physics loop, pushes, pd/torque
     modes, fallback, reproducibility, bad input).
 
     ## Contacts (partial force control)
@@ -112,8 +112,8 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
     force tracks a target with weight ``hand_force_weight`` = 10 (at most 1e6); its tangential force stays in
     the friction pyramid (mu = 0.7 assumed, simulator 1.0); its normal force stays in
     ``[0, hand_force_max_n]`` (it cannot pull). The contact point is a frame on the hand
-    sphere's surface where it touches the wall (see :func:`robot_with_hand_contact_frame`); the
-    right arm's posture task only damps (:data:`RIGHT_ARM_POSTURE_KP`); contact forces are
+    sphere's surface where it touches the wall (see [`robot_with_hand_contact_frame`][humanoid_env.envs.wall.robot_with_hand_contact_frame]); the
+    right arm's posture task only damps ([`RIGHT_ARM_POSTURE_KP`][humanoid_env.envs.wall.RIGHT_ARM_POSTURE_KP]); contact forces are
     regularised with the controller's default weight 1e-4. The WBC's force target is
     the reference plus an integral correction on the measured force (a wrist force sensor):
     gain ``hand_force_integral_gain`` = 10 /s, clipped to +-``hand_force_integral_limit_n`` = 10 N.
@@ -195,7 +195,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
       applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
       policy was re-checked (``tests/test_shipped_policies.py``); ``info["termination"]``
       (``"hand_contact_lost"`` when the hand lost the wall); stricter keyword checks, here also
-      ``hand_force_weight`` at most 1e6 (:data:`MAX_HAND_FORCE_WEIGHT`).
+      ``hand_force_weight`` at most 1e6 ([`MAX_HAND_FORCE_WEIGHT`][humanoid_env.envs.wall.MAX_HAND_FORCE_WEIGHT]).
     """
 
     scene = "wall"
@@ -295,7 +295,7 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
 
     def _settle(self) -> tuple[np.ndarray, np.ndarray]:
         """Bring the right hand onto the wall with the WBC; return the settled ``qpos`` and the
-        contact point's offset (see :func:`robot_with_hand_contact_frame`)."""
+        contact point's offset (see [`robot_with_hand_contact_frame`][humanoid_env.envs.wall.robot_with_hand_contact_frame])."""
         m, d = self.model, self.data
         mujoco.mj_resetDataKeyframe(m, d, self.home_key)
         mujoco.mj_forward(m, d)

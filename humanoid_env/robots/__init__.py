@@ -1,7 +1,7 @@
 """One description per robot: model source, frames, feet, limits, controller settings.
 
 ``robot_description(name)`` gives the description the envs' ``robot`` keyword names;
-:data:`ROBOTS` lists them. ``docs/robots.md`` shows how to add one.
+[`ROBOTS`][humanoid_env.robots.ROBOTS] lists them. ``docs/robots.md`` shows how to add one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROBOTS: dict[str, Callable[[], RobotDescription]] = {"hubo_lite": lambda: HUBO_L
 
 
 def robot_description(robot: str | RobotDescription) -> RobotDescription:
-    """The description named ``robot`` (a key of :data:`ROBOTS`), or ``robot`` itself if it is one."""
+    """The description named ``robot`` (a key of [`ROBOTS`][humanoid_env.robots.ROBOTS]), or ``robot`` itself if it is one."""
     if isinstance(robot, RobotDescription):
         return robot
     if robot not in ROBOTS:

@@ -2,8 +2,8 @@
 
 Each file is written through a temporary file and a rename (readers never see part of one; the
 temporary file is removed on any failure) with a first line that stamps a hash of the rest, so a
-file cut short or changed later is found and rebuilt (:func:`cached_file`, with a
-:class:`ModelCacheWarning` naming it) instead of breaking every later run with a parse error.
+file cut short or changed later is found and rebuilt ([`cached_file`][humanoid_env.robots.cache.cached_file], with a
+[`ModelCacheWarning`][humanoid_env.robots.cache.ModelCacheWarning] naming it) instead of breaking every later run with a parse error.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def cached_file_problem(path: Path) -> str | None:
 
 def cached_file(path: Path) -> Path | None:
     """``path`` if it holds a sound cached file; None if it is absent or damaged (then with a
-    :class:`ModelCacheWarning` naming it and why: the caller builds it again)."""
+    [`ModelCacheWarning`][humanoid_env.robots.cache.ModelCacheWarning] naming it and why: the caller builds it again)."""
     if not path.exists():
         return None
     problem = cached_file_problem(path)
@@ -78,7 +78,7 @@ def write_cached_file(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` under its stamp line, through a temporary file in the same folder
     and a rename, so that processes building the same file at once (parallel test workers) never
     read a partial one; the temporary file is removed on any failure. Raises
-    :class:`ModelCacheError` naming the folder and ``HUMANOID_WBC_CACHE`` when it cannot be written."""
+    [`ModelCacheError`][humanoid_env.robots.cache.ModelCacheError] naming the folder and ``HUMANOID_WBC_CACHE`` when it cannot be written."""
     folder = path.parent
     temporary = None
     try:

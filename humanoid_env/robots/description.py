@@ -1,6 +1,6 @@
 """A robot as data: what the environments and the controller need to know about one humanoid.
 
-A :class:`RobotDescription` names the robot's model file, the scenes it stands in, its frames
+A [`RobotDescription`][humanoid_env.robots.description.RobotDescription] names the robot's model file, the scenes it stands in, its frames
 (root joint, soles, hands, torso, push body), its home posture, joint groups, and the controller
 settings tuned for it. Sizes the controller assumes (the sole rectangle, the hand radius) are read
 from the model's collision geoms, not typed. Everything robot-specific in ``humanoid_env`` comes
@@ -62,23 +62,23 @@ class RobotDescription:
         name: the key users pass (``gym.make(..., robot=name)``).
         mjcf: the robot-only MJCF (free joint, bodies with explicit inertials, motors, sites), from
             which both MuJoCo's and pinocchio's models are built; a path or a function returning one.
-        scenes: scene name (one of :data:`SCENES`) -> MJCF of that scene holding the robot and a
+        scenes: scene name (one of [`SCENES`][humanoid_env.robots.description.SCENES]) -> MJCF of that scene holding the robot and a
             keyframe ``home``; a robot may lack some scenes.
-        feet, hands: contact name (:data:`FEET`, :data:`HANDS`) -> :class:`Limb`; default
-            :data:`CONVENTIONAL_FEET`, :data:`CONVENTIONAL_HANDS` (sites and geoms named like the
+        feet, hands: contact name ([`FEET`][humanoid_env.robots.description.FEET], [`HANDS`][humanoid_env.robots.description.HANDS]) -> [`Limb`][humanoid_env.robots.description.Limb]; default
+            [`CONVENTIONAL_FEET`][humanoid_env.robots.description.CONVENTIONAL_FEET], [`CONVENTIONAL_HANDS`][humanoid_env.robots.description.CONVENTIONAL_HANDS] (sites and geoms named like the
             contacts' sides: ``left_sole`` / ``left_foot``, ``left_hand`` / ``left_hand``, ...).
         root_joint: the free joint of the floating base.
         torso_frame: frame of the torso-orientation task (a site).
         push_body: body the envs' pushes act on.
         home_joints: joint name -> angle [rad] of the standing posture (every actuated joint); the
-            scenes' ``home`` keyframes hold it, changed by :attr:`scene_postures`.
+            scenes' ``home`` keyframes hold it, changed by `scene_postures`.
         joint_groups: group name (``legs``, ``waist``, ``left_arm``, ``right_arm``) -> joint names.
         controller_friction: friction coefficient the controller assumes at feet and hands [-]
             (below the simulator's, so planned forces keep a margin inside the real cone).
         cop_margin: share of the sole box's half sizes the controller's CoP may use [-] (a
             planned CoP on the edge of a soft simulated contact tips the foot).
-        controller_overrides: :class:`wbc_layer.ControllerConfig` fields tuned for this robot.
-        scene_postures: scene -> joint name -> angle [rad] replacing :attr:`home_joints` in that
+        controller_overrides: [`wbc_layer.ControllerConfig`][wbc_layer.config.ControllerConfig] fields tuned for this robot.
+        scene_postures: scene -> joint name -> angle [rad] replacing `home_joints` in that
             scene's ``home`` keyframe (the wall scene raises the right hand beside the wall).
     """
 
@@ -114,7 +114,7 @@ class RobotDescription:
         return _resolve(self.mjcf)
 
     def scene_path(self, scene: str) -> Path:
-        """The MJCF of ``scene`` (one of :data:`SCENES`) with this robot in it."""
+        """The MJCF of ``scene`` (one of [`SCENES`][humanoid_env.robots.description.SCENES]) with this robot in it."""
         if scene not in self.scenes:
             raise ValueError(f"robot {self.name!r} has no {scene!r} scene; it has {sorted(self.scenes)}")
         return _resolve(self.scenes[scene])
@@ -130,7 +130,7 @@ class RobotDescription:
 
     def cop_half_sizes(self) -> tuple[float, float]:
         """``(half length, half width)`` [m] of the rectangle the controller keeps each CoP in:
-        :meth:`sole_half_sizes` times :attr:`cop_margin`."""
+        [`sole_half_sizes`][humanoid_env.robots.description.RobotDescription.sole_half_sizes] times `cop_margin`."""
         half_length, half_width = self.sole_half_sizes()
         return self.cop_margin * half_length, self.cop_margin * half_width
 
@@ -140,7 +140,7 @@ class RobotDescription:
 
     # -- the controller ------------------------------------------------------------------
     def foot_contacts(self, min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
-        """The two flat-foot contacts (:data:`FEET`) at the sole sites, CoP in :meth:`cop_half_sizes`."""
+        """The two flat-foot contacts ([`FEET`][humanoid_env.robots.description.FEET]) at the sole sites, CoP in [`cop_half_sizes`][humanoid_env.robots.description.RobotDescription.cop_half_sizes]."""
         half_length, half_width = self.cop_half_sizes()
         return tuple(
             ContactConfig(
@@ -161,7 +161,7 @@ class RobotDescription:
         """``hand``'s *controlled* point contact (3D force in world axes [N]).
 
         Its normal force tracks a target (``WholeBodyController.set_force_target``) in
-        ``[0, max_normal_force]`` (the hand cannot pull); friction :attr:`controller_friction`.
+        ``[0, max_normal_force]`` (the hand cannot pull); friction `controller_friction`.
         ``normal``: the surface's normal into the robot, world axes. ``frame``: the contact
         point's frame (default: the hand's site, the sphere's centre).
         """
@@ -173,17 +173,17 @@ class RobotDescription:
 
     def controller_config(self, **overrides: Any) -> ControllerConfig:
         """Standing controller: both feet supporting, torso held upright, this robot's settings,
-        then ``overrides`` (:class:`wbc_layer.ControllerConfig` fields)."""
+        then ``overrides`` ([`wbc_layer.ControllerConfig`][wbc_layer.config.ControllerConfig] fields)."""
         config = ControllerConfig(contacts=self.foot_contacts(), torso_frame=self.torso_frame)
         return config.with_overrides(**{**self.controller_overrides, **overrides})
 
     def home_posture(self, scene: str | None = None) -> dict[str, float]:
-        """Joint name -> home angle [rad] in ``scene`` (:attr:`home_joints` with that scene's
-        :attr:`scene_postures`; None: the plain home posture)."""
+        """Joint name -> home angle [rad] in ``scene`` (`home_joints` with that scene's
+        `scene_postures`; None: the plain home posture)."""
         return {**self.home_joints, **self.scene_postures.get(scene, {})}
 
     def home_joint_vector(self, joint_names: tuple[str, ...], scene: str | None = None) -> np.ndarray:
-        """(len(joint_names),) home angles [rad] in ``joint_names``' order (see :meth:`home_posture`)."""
+        """(len(joint_names),) home angles [rad] in ``joint_names``' order (see [`home_posture`][humanoid_env.robots.description.RobotDescription.home_posture])."""
         posture = self.home_posture(scene)
         missing = [n for n in joint_names if n not in posture]
         if missing:

@@ -1,10 +1,10 @@
 """The Unitree G1 as a ``mujoco.MjSpec``, built from example-robot-data's URDF.
 
-:func:`build_g1_spec` turns ``g1_description/urdf/g1_29dof_rev_1_0.urdf`` into the robot-only
-model and :func:`mjcf_text` writes it; :mod:`.g1_model` caches the file that MuJoCo and
+[`build_g1_spec`][humanoid_env.robots.g1_mjcf.build_g1_spec] turns ``g1_description/urdf/g1_29dof_rev_1_0.urdf`` into the robot-only
+model and [`mjcf_text`][humanoid_env.robots.g1_mjcf.mjcf_text] writes it; [`.g1_model`][humanoid_env.robots.g1_model] caches the file that MuJoCo and
 pinocchio (``wbc_layer.RobotModel.from_mjcf``) both read. What the builder decides:
 
-- Bodies: each moving URDF link, with the fixed links fused into it (:mod:`.urdf_tree`); the
+- Bodies: each moving URDF link, with the fixed links fused into it ([`.urdf_tree`][humanoid_env.robots.urdf_tree]); the
   fused links stay as sites of their own name (``head_link``, ``imu_in_torso``, ``d435_link``,
   ``left_rubber_hand``, ...). Names as in the URDF (``pelvis``, ``torso_link``, joints
   ``left_hip_pitch_joint``, ...). Free joint ``root`` on the pelvis, placed so that at qpos0
@@ -14,17 +14,17 @@ pinocchio (``wbc_layer.RobotModel.from_mjcf``) both read. What the builder decid
 - Actuators: one ``motor`` per joint, named like it, gear 1, ctrlrange = the URDF effort limit
   [N m], so the torque limits the controller reads (gear x ctrlrange) are the URDF's.
 - Joints: ranges from the URDF; armature = the reflected rotor inertia of each joint's Unitree
-  motor (:data:`G1_ARMATURE`), damping :data:`G1_DAMPING` on every joint.
+  motor (`G1_ARMATURE`), damping [`G1_DAMPING`][humanoid_env.robots.g1_mjcf.G1_DAMPING] on every joint.
 - Contacts: only the feet and the hands collide, as in our ``assets/robot.xml`` (contype =
   conaffinity = 1, friction 1.0, condim 3, MuJoCo's default solref/solimp): a flat box per foot
-  (:data:`G1_FOOT_BOX`) instead of the URDF's four sole spheres, and a sphere per hand.
+  ([`G1_FOOT_BOX`][humanoid_env.robots.g1_mjcf.G1_FOOT_BOX]) instead of the URDF's four sole spheres, and a sphere per hand.
 - Sites: ``left_sole``/``right_sole`` at the centre of each box's bottom face (axes of the ankle
   roll link: flat foot = site axes level), ``left_hand``/``right_hand`` at the hands' sphere
   centres, ``torso`` on the torso link (where the real robot's torso IMU sits).
 - Visual meshes (``visual_meshes=True``, the default): the URDF's STL files from the package,
   by absolute path, group 2, contype = conaffinity = 0, no mass.
 - Physics options as in ``assets/robot.xml``: 2 ms step, implicitfast, Newton.
-- No keyframe (see :mod:`.g1_model`).
+- No keyframe (see [`.g1_model`][humanoid_env.robots.g1_model]).
 
 NOTE: MuJoCo's XML writer keeps 6 significant digits of every number, so the file's masses,
 inertias, positions and joint ranges differ from the URDF's by up to 5e-6 relative (the mass

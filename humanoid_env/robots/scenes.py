@@ -2,11 +2,11 @@
 robot's MJCF included in place of ``robot.xml`` and a ``home`` keyframe from its description.
 
 The world (floor, wall, board; light, friction) stays one file per scene for every robot; only
-the robot and where it stands change. Where it stands (:func:`standing_qpos`):
+the robot and where it stands change. Where it stands ([`standing_qpos`][humanoid_env.robots.scenes.standing_qpos]):
 
 - ``flat``: the base above the world origin, soles on the ground.
 - ``wall``: as on flat ground, moved sideways so that the right hand's sphere (in the scene's
-  posture) is :data:`WALL_GAP_M` from the wall's surface, as Hubo-lite's hand-written scene.
+  posture) is [`WALL_GAP_M`][humanoid_env.robots.scenes.WALL_GAP_M] from the wall's surface, as Hubo-lite's hand-written scene.
 - ``seesaw``: the soles' midpoint on the centre of the level board's top face.
 """
 
@@ -60,9 +60,9 @@ def standing_qpos(description: RobotDescription, model: mujoco.MjModel, scene: s
 
 
 def derived_scene(description: RobotDescription, scene: str) -> Path:
-    """The MJCF of ``scene`` (a key of :data:`TEMPLATES`) holding ``description``'s robot, built
-    on first use into the cache (:func:`~humanoid_env.robots.cache.cache_dir`; a damaged cached file
-    is rebuilt, see :mod:`humanoid_env.robots.cache`)."""
+    """The MJCF of ``scene`` (a key of [`TEMPLATES`][humanoid_env.robots.scenes.TEMPLATES]) holding ``description``'s robot, built
+    on first use into the cache ([`cache_dir`][humanoid_env.robots.cache.cache_dir]; a damaged cached file
+    is rebuilt, see [`humanoid_env.robots.cache`][humanoid_env.robots.cache])."""
     robot_file = description.mjcf_path()
     template = TEMPLATES[scene].read_text()
     posture = repr(sorted(description.home_posture(scene).items()))

@@ -1,19 +1,19 @@
 """Scripted scenarios: the papers' experiments as env drivers, and their registry.
 
-Each scenario is a :class:`~humanoid_env.scenarios.base.Scenario` (the hook the envs call,
-described in :mod:`humanoid_env.scenarios.base`). ``python -m training.evaluate --policy
-scripted`` runs them; ``--scenario`` picks a variant of :data:`SCENARIOS`.
+Each scenario is a [`Scenario`][humanoid_env.scenarios.base.Scenario] (the hook the envs call,
+described in [`humanoid_env.scenarios.base`][humanoid_env.scenarios.base]). ``python -m training.evaluate --policy
+scripted`` runs them; ``--scenario`` picks a variant of [`SCENARIOS`][humanoid_env.scenarios.SCENARIOS].
 
-- ``HumanoidWBCWall-v0``, ``lean``: :class:`WallLeanScenario`, the wall experiment of *Partial
+- ``HumanoidWBCWall-v0``, ``lean``: [`WallLeanScenario`][humanoid_env.scenarios.wall_lean.WallLeanScenario], the wall experiment of *Partial
   Force Control of Constrained Floating-Base Robots*.
-- ``HumanoidWBC-v0``, ``ramp`` / ``abrupt``: :class:`ContactSwitchScenario`, the same paper's
+- ``HumanoidWBC-v0``, ``ramp`` / ``abrupt``: [`ContactSwitchScenario`][humanoid_env.scenarios.contact_switch.ContactSwitchScenario], the same paper's
   contact switching (the right foot lifted and put back, its force ramped through zero or
   switched abruptly).
-- ``HumanoidWBCSeesaw-v0``, ``push`` / ``sine``: :class:`SeesawPushScenario` and
-  :class:`SeesawSineScenario`, the experiments of *Modeling and Control of Humanoid Robots in
+- ``HumanoidWBCSeesaw-v0``, ``push`` / ``sine``: [`SeesawPushScenario`][humanoid_env.scenarios.seesaw.SeesawPushScenario] and
+  [`SeesawSineScenario`][humanoid_env.scenarios.seesaw.SeesawSineScenario], the experiments of *Modeling and Control of Humanoid Robots in
   Dynamic Environments: iCub Balancing on a Seesaw*.
 
-The modules import :mod:`humanoid_env.scenarios.base` and never this registry: no circles.
+The modules import [`humanoid_env.scenarios.base`][humanoid_env.scenarios.base] and never this registry: no circles.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The scripted-scenario hook: the :class:`Scenario` base the envs call, and its helpers (the
+"""The scripted-scenario hook: the [`Scenario`][humanoid_env.scenarios.base.Scenario] base the envs call, and its helpers (the
 minimum-jerk profile, RMS). A leaf: it imports no other module of the project at run time.
 
 A scenario drives an environment through
-:meth:`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario`::
+[`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario`][humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario]:
 
     env = gym.make("HumanoidWBCWall-v0", **scenario.env_kwargs)
     env.unwrapped.set_scenario(scenario)
@@ -17,9 +17,9 @@ what it measures), then, in wbc mode, ``scenario.update_controller(env, time, dt
 env handed its references to the WBC and before the QP is solved (the scenario may switch
 contacts, set force targets, add tasks on ``env.controller``). The policy's action is zero:
 every reference comes from the script. The experiments themselves are in
-:mod:`humanoid_env.scenarios.wall_lean` and :mod:`humanoid_env.scenarios.contact_switch` (*Partial
-Force Control of Constrained Floating-Base Robots*) and :mod:`humanoid_env.scenarios.seesaw`
-(*iCub Balancing on a Seesaw*); :func:`humanoid_env.scenarios.make_scenario` makes one by name.
+[`humanoid_env.scenarios.wall_lean`][humanoid_env.scenarios.wall_lean] and [`humanoid_env.scenarios.contact_switch`][humanoid_env.scenarios.contact_switch] (*Partial
+Force Control of Constrained Floating-Base Robots*) and [`humanoid_env.scenarios.seesaw`][humanoid_env.scenarios.seesaw]
+(*iCub Balancing on a Seesaw*); [`humanoid_env.scenarios.make_scenario`][humanoid_env.scenarios.make_scenario] makes one by name.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Scenario:
 
     Attributes:
         name: the variant's name (``--scenario``).
-        duration_s: length of the script [s]; :meth:`finished` after it.
+        duration_s: length of the script [s]; [`finished`][humanoid_env.scenarios.base.Scenario.finished] after it.
         env_kwargs: ``gym.make`` keywords the scenario needs (its callers merge theirs on top).
     """
 
@@ -77,7 +77,7 @@ class Scenario:
         return np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
 
     def finished(self, env: HumanoidWBCBaseEnv) -> bool:
-        """True once the env's simulated time reached :attr:`duration_s`."""
+        """True once the env's simulated time reached `duration_s`."""
         return float(env.data.time) >= self.duration_s - 1e-9
 
     def result(self) -> dict[str, Any]:

@@ -1,13 +1,13 @@
 """The experiments of *Modeling and Control of Humanoid Robots in Dynamic Environments: iCub
 Balancing on a Seesaw* (Nava et al.) as scripted scenarios on ``HumanoidWBCSeesaw-v0``.
 
-They drive the env through :meth:`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario` like
-the other scenarios of :mod:`humanoid_env.scenarios` (zero action: every reference comes from the
+They drive the env through [`humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario`][humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario] like
+the other scenarios of [`humanoid_env.scenarios`][humanoid_env.scenarios] (zero action: every reference comes from the
 script); ``python -m training.evaluate --env HumanoidWBCSeesaw-v0 --policy scripted --scenario
 push|sine`` runs them, ``--env-kwargs '{"seesaw_model": "rigid"}'`` with the rigid model.
 
-- :class:`SeesawPushScenario` (``push``): the paper's robustness test.
-- :class:`SeesawSineScenario` (``sine``): the paper's CoM tracking test.
+- [`SeesawPushScenario`][humanoid_env.scenarios.seesaw.SeesawPushScenario] (``push``): the paper's robustness test.
+- [`SeesawSineScenario`][humanoid_env.scenarios.seesaw.SeesawSineScenario] (``sine``): the paper's CoM tracking test.
 """
 
 from __future__ import annotations
