@@ -26,7 +26,7 @@ class BridgeError(ValueError):
 
 
 class NonFiniteTorqueError(ValueError):
-    """Torques handed to :meth:`SimBridge.torques_to_ctrl` hold NaN or inf (nothing was written)."""
+    """Torques handed to [`SimBridge.torques_to_ctrl`][humanoid_env.sim_bridge.SimBridge.torques_to_ctrl] hold NaN or inf (nothing was written)."""
 
 
 class SimBridge:
@@ -67,6 +67,12 @@ class SimBridge:
         #: where the robot's actuators sit in ``ctrl``: a slice when they are consecutive, in order.
         self._ctrl_index = slice(first, first + len(self.actuator_ids)) if contiguous else self.actuator_ids
 
+    def __setstate__(self, state: dict) -> None:
+        """Restore a copy (``copy.deepcopy``, ``pickle``): ``_rotation_T`` views ``_rotation``,
+        which a copy of the arrays would not (to_pinocchio writes one and reads the other)."""
+        self.__dict__.update(state)
+        self._rotation_T = self._rotation.reshape(3, 3).T
+
     def _actuators(self, joint_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         by_joint = {}
         for a in range(self.model.nu):
@@ -95,7 +101,7 @@ class SimBridge:
     def acceleration_to_mujoco(self, qpos: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
         """Pinocchio acceleration ``a`` (nv,) at velocity ``v`` -> MuJoCo's robot ``qacc`` entries.
 
-        Returns (nv,) in the order of :attr:`dofs`: ``a_world = R (a_local + omega x v_local)``.
+        Returns (nv,) in the order of `dofs`: ``a_world = R (a_local + omega x v_local)``.
         """
         R = self.base_rotation(qpos)
         linear = R @ (a[:3] + np.cross(v[3:6], v[:3]))
@@ -104,7 +110,7 @@ class SimBridge:
     def torques_to_ctrl(self, tau: np.ndarray, ctrl: np.ndarray) -> None:
         """Write joint torques ``tau`` (na,) [N m] into ``ctrl`` (nu,) as ``tau / gear``, clipped.
 
-        Raises :class:`NonFiniteTorqueError` (a ``ValueError``) on a non-finite torque, before
+        Raises [`NonFiniteTorqueError`][humanoid_env.sim_bridge.NonFiniteTorqueError] (a ``ValueError``) on a non-finite torque, before
         writing anything: the simulation never receives NaN.
         """
         tau = np.asarray(tau, dtype=float)

@@ -1,21 +1,21 @@
-"""The compiled backend: the controller tick in C++ (``wbc_layer._core``), fed from Python.
+"""The compiled backend: the controller tick in C++ (the extension built from ``core/``), fed from Python.
 
-:class:`wbc_layer.controller.WholeBodyController` keeps the API (configs, task and contact
+[`wbc_layer.controller.WholeBodyController`][wbc_layer.controller.WholeBodyController] keeps the API (configs, task and contact
 objects, setters); with ``ControllerConfig(backend="compiled")`` (the default) it writes every
-task and contact into a :class:`CompiledTick`, and each ``compute()`` is one C++ call doing what
+task and contact into a [`CompiledTick`][wbc_layer.compiled.CompiledTick], and each ``compute()`` is one C++ call doing what
 the Python reference does: model update at ``(q, v)``, QP assembly, the QP solve (proxsuite
 warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog"``; joint- and
 torque-limit rows only when a hot solution breaks one) and torque recovery.
 
 Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
 setter such as ``set_reference``) writes the new values into the core, after the object has
-checked them (:mod:`wbc_layer.observed`); a contact's ``frame`` too. Changing an array in
+checked them ([`wbc_layer.observed`][wbc_layer.observed]); a contact's ``frame`` too. Changing an array in
 place (``task.position[0] = 1``) is not seen: use the setters. A task or contact class the core
-does not know (a user subclass) raises :class:`ConfigError` naming the Python backend.
+does not know (a user subclass) raises [`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
 
 The core checks every size and index it is given too (a ValueError or IndexError, never a read
 past a buffer); a state it rejects (wrong size, non-finite, a quaternion off unit norm) becomes
-:class:`~wbc_layer.errors.InvalidStateError` here, with the Python model's description of it.
+[`InvalidStateError`][wbc_layer.errors.InvalidStateError] here, with the Python model's description of it.
 
 With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its Python API (the
 core has no DAQP of its own), so the bit-reproducible solver stays available at some speed cost.
@@ -73,7 +73,7 @@ def compiled_available() -> bool:
 
 
 class CompiledTick:
-    """The C++ controller of one :class:`WholeBodyController` and the writers that feed it.
+    """The C++ controller of one [`WholeBodyController`][wbc_layer.controller.WholeBodyController] and the writers that feed it.
 
     Args:
         controller: the Python controller whose robot, contacts, bodies and tasks it mirrors.
@@ -132,6 +132,19 @@ class CompiledTick:
         self._daqp_solve_us: float | None = None
         self._relaxed_solver = DaqpSolver()
         self._relaxed_us = 0.0
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            "a CompiledTick (the C++ core of one WholeBodyController) cannot be copied or pickled on its own: "
+            "copy or pickle the WholeBodyController, which rebuilds its core from its tasks and contacts"
+        )
+
+    @property
+    def holds_warm_start(self) -> bool:
+        """Whether the core holds solver state that a core rebuilt from the Python objects would
+        not: proxsuite's warm start (the last solution, inside its QP objects), once a QP was built.
+        eiquadprog solves each QP from scratch and DAQP (``qp_solver="daqp"``) runs in Python."""
+        return self.qp_solver == "proxsuite" and bool(self.core.has_problem)
 
     # -- writers ------------------------------------------------------------------------------
     def add_task(self, task: Task) -> None:
@@ -218,7 +231,7 @@ class CompiledTick:
         """``(status, x, tau, iterations, solve_time_us, contact_slack)`` of one tick.
 
         When the rigid-contact QP has no solution, the relaxed QP is solved here, in Python with
-        DAQP, exactly as the Python reference does (:func:`wbc_layer.qp_builder.solve_relaxed`);
+        DAQP, exactly as the Python reference does ([`wbc_layer.qp_builder.solve_relaxed`][wbc_layer.qp_builder.solve_relaxed]);
         ``contact_slack`` (active contact name -> residual) is empty unless that happened. A QP
         with non-finite entries (a huge state or reference overflowed) is not solved:
         ``"non_finite_problem"``. A state the core rejects raises InvalidStateError.

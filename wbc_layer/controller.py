@@ -13,7 +13,7 @@ from wbc_layer.compiled import CompiledTick
 from wbc_layer.config import ContactConfig, ControllerConfig
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import EnvironmentBody
-from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, unknown_name_error
+from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, WBCError, unknown_name_error
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
@@ -36,8 +36,14 @@ from wbc_layer.tasks import (
 _F64 = np.dtype(np.float64)
 
 
+class ControllerCopyError(WBCError, TypeError):
+    """A [`WholeBodyController`][wbc_layer.controller.WholeBodyController] (or an env holding one) cannot be copied or pickled in its
+    present state: its QP solver holds a warm start a copy could not reproduce (proxsuite's, once
+    it has solved). A ``TypeError``, as ``pickle`` raises for any object it cannot copy."""
+
+
 def make_contact(config: ContactConfig) -> Contact:
-    """The :class:`Contact` described by ``config``."""
+    """The [`Contact`][wbc_layer.contacts.Contact] described by ``config``."""
     common = dict(
         name=config.name,
         frame=config.frame,
@@ -69,19 +75,19 @@ class WholeBodyController:
     """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
 
     ``config.backend`` picks who runs the tick: ``"compiled"`` (default, one C++ call,
-    :mod:`wbc_layer.compiled`) or ``"python"`` (this module's reference implementation). Both
+    [`wbc_layer.compiled`][wbc_layer.compiled]) or ``"python"`` (this module's reference implementation). Both
     build the same QP from the same task and contact objects; change those through their setters.
 
     Tasks and contacts check every value written to them (setters and attribute writes alike:
     shape, finiteness, sign, range, frame names) before storing it, and a rejected value leaves
-    both the object and the compiled core as they were (:class:`~wbc_layer.errors.ConfigError`).
+    both the object and the compiled core as they were ([`ConfigError`][wbc_layer.errors.ConfigError]).
 
-    Tasks, by name: ``"com"`` (:class:`ComTask`), ``"posture"``, ``"torso"``,
+    Tasks, by name: ``"com"`` ([`ComTask`][wbc_layer.tasks.ComTask]), ``"posture"``, ``"torso"``,
     ``"angular_momentum"`` (off unless ``config.angular_momentum_weight`` > 0),
     ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"`` per
-    contact (on only for controlled contacts, or after :meth:`set_force_target`).
-    Environment bodies (:mod:`wbc_layer.environment_body`) the feet stand on add their
-    accelerations to the QP. Usage per tick::
+    contact (on only for controlled contacts, or after [`set_force_target`][wbc_layer.controller.WholeBodyController.set_force_target]).
+    Environment bodies ([`wbc_layer.environment_body`][wbc_layer.environment_body]) the feet stand on add their
+    accelerations to the QP. Usage per tick:
 
         result = controller.compute(q, v)     # raises QPSolveError on failure
         tau = result.tau                      # (na,) [N m]
@@ -90,9 +96,16 @@ class WholeBodyController:
     still), the tick solves the relaxed QP (``config.contact_slack_weight``; the result's
     ``relaxed`` and ``contact_slack`` say so), which always has one. ``QPSolveError`` is left for
     a genuine solver failure; the caller's documented fallback is then
-    :meth:`gravity_compensation_torques`. A state that is not a valid one (wrong size,
-    non-finite, a base quaternion off unit norm) raises :class:`~wbc_layer.errors.InvalidStateError`
+    [`gravity_compensation_torques`][wbc_layer.controller.WholeBodyController.gravity_compensation_torques]. A state that is not a valid one (wrong size,
+    non-finite, a base quaternion off unit norm) raises [`InvalidStateError`][wbc_layer.errors.InvalidStateError]
     instead, before anything is computed: no fallback can help there.
+
+    ``copy.deepcopy`` and ``pickle`` copy the controller with its robot model, tasks, contacts
+    and bodies; the copy rebuilds its compiled core from them (as the constructor does) and its
+    solvers anew, and computes the same ticks bit for bit (eiquadprog and DAQP solve each QP
+    from scratch). With ``qp_solver="proxsuite"`` that is not possible once it has solved: its
+    warm start lives in proxsuite's QP objects (in the compiled core, out of reach) and proxsuite
+    is not bit-reproducible across QP objects, so copying then raises [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError].
     """
 
     def __init__(self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = ()):
@@ -160,6 +173,52 @@ class WholeBodyController:
         #: the compiled tick (None with backend="python").
         self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
 
+    # -- copying --------------------------------------------------------------------------
+    def check_copyable(self) -> None:
+        """Raise [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError] if a copy could not compute the same ticks as this
+        controller: ``qp_solver="proxsuite"`` after a solve (its warm start cannot be copied)."""
+        if self.config.qp_solver != "proxsuite":
+            return
+        if self.compiled is not None:
+            warm, where = self.compiled.holds_warm_start, "proxsuite's QP objects inside the compiled core"
+        else:
+            warm = any(getattr(s, "_dims", None) is not None for s in (self.solver, self.limited_solver))
+            where = "proxsuite's QP objects"
+        if warm:
+            raise ControllerCopyError(
+                f"cannot copy or pickle a WholeBodyController with qp_solver='proxsuite' once it has solved: its warm "
+                f"start (the last primal and dual solution, in {where}) cannot be copied, and proxsuite's solves are "
+                "not reproducible bit for bit across QP objects, so a copy would not continue the same trajectory. "
+                "Copy it before its first compute() (an env: right after reset()), or use qp_solver='eiquadprog' (the "
+                "default) or 'daqp', which solve each QP from scratch and copy exactly."
+            )
+
+    def __getstate__(self) -> dict:
+        """What a copy (``copy.deepcopy``, ``pickle``) gets: everything but the compiled core and
+        the solvers, which `__setstate__` builds anew. Raises [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError]
+        where [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable] does."""
+        self.check_copyable()
+        state = self.__dict__.copy()
+        for name in ("compiled", "solver", "limited_solver", "relaxed_solver"):
+            state[name] = None
+        return state
+
+    def __copy__(self):
+        raise ControllerCopyError(
+            "a shallow copy of a WholeBodyController would share its tasks and contacts, which would then feed the "
+            "copy's compiled core instead of the original's; use copy.deepcopy"
+        )
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore a copy: new solvers (none holds state a copy needs: see [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable])
+        and, with ``backend="compiled"``, a core built from the copied robot, contacts, bodies and
+        tasks, in their order, as the constructor builds it."""
+        self.__dict__.update(state)
+        self.solver = self._new_solver()
+        self.limited_solver = self._new_solver()
+        self.relaxed_solver = DaqpSolver()
+        self.compiled = CompiledTick(self) if self.config.backend == "compiled" else None
+
     @property
     def backend(self) -> str:
         return self.config.backend
@@ -198,9 +257,9 @@ class WholeBodyController:
         return self.tasks[name]
 
     def add_task(self, task: Task) -> None:
-        """Register an extra task (e.g. a :class:`FramePositionTask`) under ``task.name``.
+        """Register an extra task (e.g. a [`FramePositionTask`][wbc_layer.tasks.FramePositionTask]) under ``task.name``.
 
-        Raises :class:`ConfigError` for an object that is not a :class:`Task`, a name in use, a
+        Raises [`ConfigError`][wbc_layer.errors.ConfigError] for an object that is not a [`Task`][wbc_layer.tasks.Task], a name in use, a
         frame the robot does not have, a posture task without a target of na entries, or a task
         on a contact, body or contacts this controller does not hold."""
         if not isinstance(task, Task):
@@ -239,12 +298,12 @@ class WholeBodyController:
     def set_contact_active(self, name: str, active: bool) -> None:
         """Switch a contact on (its point stops moving, may push) or off (force held at 0).
 
-        ``active``: a bool (or numpy bool); anything else raises :class:`ConfigError`."""
+        ``active``: a bool (or numpy bool); anything else raises [`ConfigError`][wbc_layer.errors.ConfigError]."""
         self.contact(name).active = active  # the contact checks it
 
     def set_force_target(self, name: str, normal_force: float, weight: float | None = None) -> None:
-        """Track a contact's normal force [N] (turns its force task on); ``weight`` (finite,
-        >= 0) sets the task's weight too. Raises :class:`ConfigError` for a value that is not a
+        """Track a contact's normal force [N] (turns its force task on); ``weight`` (finite
+        and >= 0) sets the task's weight too. Raises [`ConfigError`][wbc_layer.errors.ConfigError] for a value that is not a
         finite real number."""
         task = self.task(f"force_{name}")
         if not task.normal_only:
@@ -274,16 +333,16 @@ class WholeBodyController:
 
         ``q`` (nq,), ``v`` (nv,) [m, -, rad; m/s, rad/s]: real numbers, all finite, and the base
         quaternion ``q[3:7]`` (x, y, z, w) of unit norm: within
-        :data:`~wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE` (1e-6) it is used as given (a
+        [`QUATERNION_NORM_TOLERANCE`][wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE] (1e-6) it is used as given (a
         simulator's are unit to ~1e-15: their arithmetic is untouched), beyond it rejected, as a
         zero quaternion is. A state that breaks any of this raises
-        :class:`~wbc_layer.errors.InvalidStateError` naming the entries, before anything is
+        [`InvalidStateError`][wbc_layer.errors.InvalidStateError] naming the entries, before anything is
         computed (the model keeps its last state).
 
         ``body_states``: environment body name -> ``(s, s_dot)``, required for every body the
         controller was given (one finite number each for a seesaw). ``last_timings`` then holds
         the wall time [us] of ``update``, ``build``, ``solve`` (both solves when a torque limit
-        was hit) and ``torques``. Raises :class:`QPSolveError` when the QP has no solution (also
+        was hit) and ``torques``. Raises [`QPSolveError`][wbc_layer.errors.QPSolveError] when the QP has no solution (also
         when its torques would not be finite: never NaN torques as "solved").
         """
         if body_states or self.bodies:
@@ -294,9 +353,9 @@ class WholeBodyController:
 
     def compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
         """The Python reference tick on the same tasks and contacts (environment bodies as last
-        updated by :meth:`compute`), with its own warm start: what ``backend="python"`` runs.
+        updated by [`compute`][wbc_layer.controller.WholeBodyController.compute]), with its own warm start: what ``backend="python"`` runs.
         The compiled backend's tests compare the two on recorded states. Same checks of
-        ``(q, v)`` as :meth:`compute`."""
+        ``(q, v)`` as [`compute`][wbc_layer.controller.WholeBodyController.compute]."""
         return self._compute_python(*self.robot.check_state(q, v))
 
     def _compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
@@ -340,7 +399,7 @@ class WholeBodyController:
 
     def _solve_relaxed(self, problem: QPProblem) -> tuple[QPSolution, dict[str, np.ndarray]]:
         """``(solution, contact_slack)`` of the relaxed QP of ``problem`` (torque-limit rows
-        included); raises :class:`QPSolveError` if even that fails (a genuine solver failure)."""
+        included); raises [`QPSolveError`][wbc_layer.errors.QPSolveError] if even that fails (a genuine solver failure)."""
         return solve_relaxed(
             self.builder.without_joint_limits(problem), self.layout, self._contact_list,
             self.config.contact_slack_weight, self.relaxed_solver,
@@ -390,7 +449,7 @@ class WholeBodyController:
         Falls back further to the actuated part of generalized gravity, clipped to the
         torque limits, if even the static QP has no solution (or its solver stops at its
         iteration cap: it returns within a few ms); never returns NaN. Raises
-        :class:`~wbc_layer.errors.InvalidStateError` at once if the model's last state (or the
+        [`InvalidStateError`][wbc_layer.errors.InvalidStateError] at once if the model's last state (or the
         terms computed from it) is not finite: there are no torques to give for it.
         """
         try:

@@ -10,23 +10,31 @@ _MISSING = object()
 
 
 class Observed:
-    """Checks each public assignment, then tells a listener (``self._listener(obj, names)``)
-    which public attributes changed.
+    """Checks each public assignment, then tells a listener (the compiled controller holding the
+    object) which public attributes changed.
 
-    ``_checks`` (a class attribute: attribute name -> ``check(obj, value)``) validates a value
-    before it is stored, at construction (dataclass ``__init__`` assigns every field) as on any
-    later write; the check returns the value to store or raises
-    :class:`~wbc_layer.errors.ConfigError`, and a rejected value changes nothing.
+    A subclass declares a check per attribute (``check(obj, value)``, in a class-level table) that
+    validates a value before it is stored, at construction (dataclass ``__init__`` assigns every
+    field) as on any later write; the check returns the value to store or raises
+    [`ConfigError`][wbc_layer.errors.ConfigError], and a rejected value changes nothing.
 
-    A compiled controller sets ``_listener`` on the tasks and contacts it holds and writes each
-    change into its core; should that write fail, the old value is restored (and written back).
-    :meth:`_assign` sets several values at once, already checked, and notifies once (setters use
-    it). Changing an array in place is not seen. Names listed in ``_unobserved`` (bookkeeping a
-    subclass sets on itself) never notify.
+    A compiled controller listens to the tasks and contacts it holds and writes each change into
+    its core; should that write fail, the old value is restored (and written back). The setters
+    store several values at once, already checked, and notify once. Changing an array in place is
+    not seen. Bookkeeping a subclass keeps on itself (names it lists as unobserved) never
+    notifies. The class's source names these hooks.
     """
 
     _unobserved: tuple[str, ...] = ()
     _checks: ClassVar[dict[str, Callable[[Any, Any], Any]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The attributes a copy (``copy.deepcopy``, ``pickle``) gets: all but ``_listener``, the
+        compiled core's writer. A copied controller rebuilds its core and listens to its copies
+        anew (``WholeBodyController.__setstate__``); a copy made alone is held by no core."""
+        state = self.__dict__.copy()
+        state.pop("_listener", None)
+        return state
 
     def __setattr__(self, name: str, value) -> None:
         check = self._checks.get(name)

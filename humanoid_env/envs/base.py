@@ -1,11 +1,11 @@
 """Base of the humanoid-wbc environments: scene, physics loop, WBC, action modes, pushes.
 
-Subclasses (balance, wall, seesaw) choose the scene (:attr:`scene`), extend :attr:`DEFAULTS`
-and the wbc-mode action (:attr:`wbc_action_structure`), move the CoM target
-(:meth:`_update_task`) and may add reward terms (:meth:`_reward_terms`) and metrics to ``info``
-(:meth:`_task_info`). What is robot-specific comes from the ``robot`` keyword's
-:class:`~humanoid_env.robots.RobotDescription`; what is mode-specific from the action mode's
-:class:`~humanoid_env.envs.actuation.Actuation`.
+Subclasses (balance, wall, seesaw) choose the scene ([`scene`][humanoid_env.envs.base.HumanoidWBCBaseEnv.scene]), extend [`DEFAULTS`][humanoid_env.envs.base.HumanoidWBCBaseEnv.DEFAULTS]
+and the wbc-mode action ([`wbc_action_structure`][humanoid_env.envs.base.HumanoidWBCBaseEnv.wbc_action_structure]), and override the
+hook methods that move the CoM target and add reward terms and metrics to ``info`` (the class's
+source lists them). What is robot-specific comes from the ``robot`` keyword's
+[`RobotDescription`][humanoid_env.robots.description.RobotDescription]; what is mode-specific from the action mode's
+[`Actuation`][humanoid_env.envs.actuation.Actuation].
 
 One env step = ``frame_skip`` physics steps (default 10 at 500 Hz: a 50 Hz policy). In
 ``action_mode="wbc"`` the whole-body controller computes the torques at every physics step.
@@ -62,7 +62,7 @@ MAX_RENDER_PX = 4096
 RUNNING = None
 _BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
 _BAD_QPOS, _BAD_QVEL, _BAD_QACC = _BAD_STATE_WARNINGS
-#: ``ndarray.sum()`` without its Python wrapper (the same pairwise sum).
+# ``ndarray.sum()`` without its Python wrapper (the same pairwise sum): a working helper, not API.
 add_reduce = np.add.reduce
 isfinite = math.isfinite
 
@@ -130,7 +130,7 @@ class NonFiniteStateError(RuntimeError):
 
 def contact_guard_settings(value: Any) -> ContactGuardSettings | None:
     """The ``contact_guard`` keyword: None or False (off), True (the default
-    :class:`~wbc_layer.contact_guard.ContactGuardSettings`), a dict of its fields (numbers; None
+    [`ContactGuardSettings`][wbc_layer.contact_guard.ContactGuardSettings]), a dict of its fields (numbers; None
     where the field's default is None), or settings."""
     if value is None or (is_bool(value) and not value):
         return None
@@ -150,7 +150,7 @@ def contact_guard_settings(value: Any) -> ContactGuardSettings | None:
 
 
 def check_controller_overrides(description: RobotDescription) -> None:
-    """The ``robot`` keyword's ``controller_overrides`` (:class:`wbc_layer.ControllerConfig` fields):
+    """The ``robot`` keyword's ``controller_overrides`` ([`wbc_layer.ControllerConfig`][wbc_layer.config.ControllerConfig] fields):
     a number >= 0 where the field holds a number (an integer in [0, 1000] for an integer field), and
     a configuration the controller accepts; else ``ValueError`` naming ``robot``, the override and
     what is allowed (``"robot.controller_overrides['com_kp'] must be a number, got 'abc'"``)."""
@@ -217,7 +217,7 @@ def low_pass_gain(dt: float, time_constant_s: float) -> float:
 
 
 class HumanoidWBCBaseEnv(gym.Env):
-    """Common machinery; see :class:`humanoid_env.envs.balance.HumanoidBalanceEnv` for the spec."""
+    """Common machinery; see [`humanoid_env.envs.balance.HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv] for the spec."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
     #: the scene (one of ``humanoid_env.robots.SCENES``); the robot description gives its MJCF,
@@ -232,9 +232,9 @@ class HumanoidWBCBaseEnv(gym.Env):
     #: contacts (feet, hands of the robot description) measured into ``info["contact_forces"]``.
     sensed_contacts: tuple[str, ...] = FEET
     #: task-specific observation blocks (name -> size), appended after ``previous_action``;
-    #: :meth:`_task_observation` fills them.
+    #: the subclass's task-observation hook fills them.
     task_observation_structure: dict[str, int] = {}
-    #: ``info["termination"]`` when :meth:`_task_terminated` ends an episode.
+    #: ``info["termination"]`` when the subclass's task-termination hook ends an episode.
     task_termination: str = "task"
 
     def __init__(self, **kwargs: Any):
@@ -342,7 +342,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         #: the contact-loss guard on the feet (wbc mode with ``contact_guard``), or None.
         self.guard: ContactGuard | None = None
         self._guard_settings = contact_guard_settings(cfg["contact_guard"])
-        #: scripted scenario driving the task and the WBC (see :meth:`set_scenario`), or None.
+        #: scripted scenario driving the task and the WBC (see [`set_scenario`][humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario]), or None.
         self.scenario: Scenario | None = None
         self._renderer: SceneRenderer | None = None
         self._reset_state_variables()
@@ -414,7 +414,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         return joint
 
     def _make_actuation(self) -> Actuation:
-        """The action mode's :class:`~humanoid_env.envs.actuation.Actuation`."""
+        """The action mode's [`Actuation`][humanoid_env.envs.actuation.Actuation]."""
         makers = {
             "wbc": lambda: WbcActuation(self.wbc_action_structure),
             "torque": lambda: TorqueActuation(self.na),
@@ -471,7 +471,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _reset_observation(self) -> np.ndarray:
         """The first observation of an episode (kept as the last finite one); raises
-        :class:`NonFiniteStateError` naming the non-finite blocks if the reset state, its
+        [`NonFiniteStateError`][humanoid_env.envs.base.NonFiniteStateError] naming the non-finite blocks if the reset state, its
         estimate or the observation is not finite (no episode can start from it)."""
         obs = self._observation()
         if not (self._state_is_finite() and _all_finite(obs)):
@@ -480,7 +480,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         return obs
 
     def _nonfinite_reset_message(self, obs: np.ndarray) -> str:
-        """What :meth:`_reset_observation` says: the non-finite blocks, and the keywords that may cause them."""
+        """What `_reset_observation` says: the non-finite blocks, and the keywords that may cause them."""
         structure = self.observation_structure
         offsets = np.cumsum([0, *structure.values()])
         blocks = [name for name, a, b in zip(structure, offsets[:-1], offsets[1:], strict=True) if not np.isfinite(obs[a:b]).all()]
@@ -601,6 +601,31 @@ class HumanoidWBCBaseEnv(gym.Env):
             self._renderer.close()
             self._renderer = None
 
+    # -- copying ----------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``copy.deepcopy`` and ``pickle`` copy: the whole state (MuJoCo model and data,
+        generators, pushes, estimator, filters, controller), not the renderer (a copy renders
+        anew) nor the cached views into ``self.data``. Raises
+        [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError] for a ``qp_solver="proxsuite"``
+        controller that has solved (see ``WholeBodyController.check_copyable``)."""
+        if self.controller is not None:
+            self.controller.check_copyable()
+        state = self.__dict__.copy()
+        state["_renderer"] = None
+        state["_checked_data"] = None  # _state_views makes its views of the copy's data anew
+        state.pop("_checked_views", None)
+        if isinstance(self.config["robot"], str):  # a registered robot (frozen): copied by name, as its
+            state["description"] = None  # scene makers need not pickle (the G1's are closures)
+            state["_registered_robot"] = self.config["robot"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a copy; a registered robot's description is looked up by name (the same object)."""
+        name = state.pop("_registered_robot", None)
+        self.__dict__.update(state)
+        if name is not None:
+            self.description = robot_description(name)
+
     # -- input checks ---------------------------------------------------------------------
     def _check_action(self, action) -> np.ndarray:
         """(k,) float64 action clipped to [-1, 1]; wrong shape or NaN/inf raise ``ValueError``."""
@@ -623,12 +648,12 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.controller = WholeBodyController(self.robot, self.controller_config())
 
     def _build_guard(self) -> None:
-        """The episode's contact-loss guard on the feet (after :meth:`_build_controller`)."""
+        """The episode's contact-loss guard on the feet (after `_build_controller`)."""
         self.guard = ContactGuard(self.controller, FEET, self._guard_settings) if self._guard_settings else None
 
     def update_guard(self, dt: float) -> None:
         """Advance the contact-loss guard by ``dt`` [s] with the feet's measured normal forces
-        and sole tilts (MuJoCo's, against :meth:`support_normal`)."""
+        and sole tilts (MuJoCo's, against [`support_normal`][humanoid_env.envs.base.HumanoidWBCBaseEnv.support_normal])."""
         forces = self.sensor.measure(self.data)
         normal = self.support_normal()
         measurements = {}
@@ -683,7 +708,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
         """Rate-limit the decoded references towards the action's and hand them to the WBC
-        (wbc mode only: :class:`~humanoid_env.envs.actuation.WbcActuation` calls it)."""
+        (wbc mode only: [`WbcActuation`][humanoid_env.envs.actuation.WbcActuation] calls it)."""
         cfg = self.config
         if action is not None:
             if action is not self._decoded_action:  # the same action for every physics step of a step
@@ -716,7 +741,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _foot_force_targets(self) -> dict[str, float]:
         """Contact name -> normal-force target [N] of the feet (wbc mode), from the left-foot share:
-        what :meth:`_update_references` hands to the controller with weight ``force_weight``."""
+        what `_update_references` hands to the controller with weight ``force_weight``."""
         return {"left_foot": self.force_share * self.weight_n, "right_foot": (1.0 - self.force_share) * self.weight_n}
 
     def glide_target(self, dt: float) -> None:
@@ -727,7 +752,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         self.com_target_velocity = step / dt
 
     def _force_targets(self) -> dict[str, float]:
-        """Contact name -> normal-force target [N] (wbc mode): the feet's (:meth:`_foot_force_targets`);
+        """Contact name -> normal-force target [N] (wbc mode): the feet's (`_foot_force_targets`);
         a task adds the contacts it controls."""
         return self._foot_force_targets()
 
@@ -740,7 +765,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def sensed_com(self) -> tuple[np.ndarray, np.ndarray]:
         """``(CoM (3,) [m], CoM velocity (3,) [m/s])``, world, as the controller sees them: MuJoCo's
-        (:meth:`com`, :meth:`com_velocity`) or, with ``estimation``, those of the estimated state."""
+        ([`com`][humanoid_env.envs.base.HumanoidWBCBaseEnv.com], [`com_velocity`][humanoid_env.envs.base.HumanoidWBCBaseEnv.com_velocity]) or, with ``estimation``, those of the estimated state."""
         if self.estimator is None:
             return self.com(), self.com_velocity()
         d = self.estimator.kinematics()
@@ -807,7 +832,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         return self.sensor.measure(self.data)
 
     def _contact_force(self, name: str) -> np.ndarray:
-        """(3,) world force [N] on the contact ``name``: :meth:`_contact_forces`' entry."""
+        """(3,) world force [N] on the contact ``name``: `_contact_forces`' entry."""
         if self._step_forces is not None and self._step_forces[0] is self.data:
             return self._step_forces[1][name]
         return self.sensor.force(self.data, name)
@@ -826,7 +851,7 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def _observation(self) -> np.ndarray:
         """The observation (float32): of the simulator's state, or with ``estimation`` of the
-        estimated one (see :meth:`_estimated_observation`)."""
+        estimated one (see `_estimated_observation`)."""
         if self.estimator is not None and self.data is not self._estimate_data:
             return self._estimated_observation()
         d = self.data
@@ -857,7 +882,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         )
 
     def _estimated_observation(self) -> np.ndarray:
-        """:meth:`_observation` of the estimated state: computed on a copy of ``self.data`` whose
+        """`_observation` of the estimated state: computed on a copy of ``self.data`` whose
         ``qpos``/``qvel`` are the estimate's and whose kinematics follow them. Contacts and their
         forces stay the simulator's (force sensing is not modelled); ``info["com"]`` stays true."""
         true, estimate = self.data, self._estimate_data
@@ -939,7 +964,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         return {}
 
     def _task_observation(self) -> dict[str, np.ndarray]:
-        """Blocks of :attr:`task_observation_structure` (name -> array of that size)."""
+        """Blocks of [`task_observation_structure`][humanoid_env.envs.base.HumanoidWBCBaseEnv.task_observation_structure] (name -> array of that size)."""
         return {}
 
     def _task_terminated(self) -> bool:
@@ -949,9 +974,9 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     # -- scripted scenarios -----------------------------------------------------------------
     def set_scenario(self, scenario: Scenario | None) -> None:
-        """Let ``scenario`` drive the task from the next :meth:`reset` on (None: the task's own).
+        """Let ``scenario`` drive the task from the next `reset` on (None: the task's own).
 
-        The hook (see :class:`humanoid_env.scenarios.base.Scenario`): ``scenario.reset(env)``
+        The hook (see [`humanoid_env.scenarios.base.Scenario`][humanoid_env.scenarios.base.Scenario]): ``scenario.reset(env)``
         at every reset, after the WBC is built; then at every physics step
         ``scenario.update_task(env, time, dt)`` *instead of* the task's own update (it sets
         ``com_target`` and the task's commands), and, in wbc mode,

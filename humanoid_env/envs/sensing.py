@@ -13,7 +13,7 @@ class ContactSensor:
         model: the MuJoCo model.
         geoms: contact name -> geom name (e.g. ``{"left_foot": "left_foot"}``).
 
-    :meth:`measure` returns contact name -> (3,) force [N] in world axes, the force that the
+    `measure` returns contact name -> (3,) force [N] in world axes, the force that the
     environment exerts **on** the robot's geom (the normal component is positive when pushing).
     """
 
@@ -28,11 +28,17 @@ class ContactSensor:
         self._wrench = np.zeros(6)
         self._force_in_frame = self._wrench[:3]
 
+    def __setstate__(self, state: dict) -> None:
+        """Restore a copy (``copy.deepcopy``, ``pickle``): ``_force_in_frame`` views ``_wrench``,
+        which a copy of the arrays would not (``mj_contactForce`` writes one, the sum reads the other)."""
+        self.__dict__.update(state)
+        self._force_in_frame = self._wrench[:3]
+
     def measure(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         return self._sum(data, self.geom_ids)
 
     def force(self, data: mujoco.MjData, name: str) -> np.ndarray:
-        """(3,) world force [N] on the contact ``name``: :meth:`measure`'s entry, for one contact."""
+        """(3,) world force [N] on the contact ``name``: `measure`'s entry, for one contact."""
         return self._sum(data, {name: self.geom_ids[name]})[name]
 
     def _sum(self, data: mujoco.MjData, geom_ids: dict[str, int]) -> dict[str, np.ndarray]:
