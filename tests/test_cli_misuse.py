@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.cli_support import Planted, assert_refused, run_main
 from training import evaluate as evaluate_module
 from training import train as train_module
 from training.config import ConfigError, resolve_config
@@ -40,32 +41,6 @@ POLICIES = ROOT / "policies"
 BALANCE = POLICIES / "HumanoidWBC-v0"
 ENV = "HumanoidWBC-v0"
 SHIPPED = ("HumanoidWBC-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWall-v0")
-
-
-def run_main(main, argv: list[str], capsys) -> tuple[int, str]:
-    """``main(argv)`` as the command line runs it: (exit code, stderr); argparse exits with 2."""
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, capsys.readouterr().err
-
-
-def assert_refused(code: int, stderr: str, *named: str) -> None:
-    assert code == 2, stderr
-    assert "error:" in stderr and "Traceback" not in stderr, stderr
-    for text in named:
-        assert text in stderr, (text, stderr)
-
-
-class Planted:
-    """A pickle that, when loaded, creates ``marker`` (as a command run by ``os.system`` would)."""
-
-    def __init__(self, marker: Path):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (Path.touch, (self.marker,))
 
 
 @pytest.fixture

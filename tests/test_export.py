@@ -22,6 +22,7 @@ import pytest
 from gymnasium import spaces
 
 import humanoid_env  # noqa: F401  (registers the environments)
+from tests.cli_support import Planted, assert_refused, run_main
 from training import export as export_module
 from training.evaluate import load_model_policy
 from training.normalisation import (
@@ -240,29 +241,13 @@ def test_an_export_is_the_same_bytes_each_time():
 # -- the command line -----------------------------------------------------------------------------
 
 
-def run_main(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        code = export_module.main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, capsys.readouterr().err
+def run_export(argv: list[str], capsys) -> tuple[int, str]:
+    return run_main(export_module.main, argv, capsys)
 
 
-def assert_refused(code: int, stderr: str, *named: str, rc: int = 2) -> None:
-    assert code == rc, stderr
-    assert stderr.startswith("error:") and "Traceback" not in stderr, stderr
-    for text in named:
-        assert text in stderr, (text, stderr)
-
-
-class Planted:
-    """A pickle that creates ``marker`` when loaded."""
-
-    def __init__(self, marker: Path):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (Path.touch, (self.marker,))
+def refused(code: int, stderr: str, *named: str, rc: int = 2) -> None:
+    """The export's refusals: ``error:`` first, no traceback."""
+    assert_refused(code, stderr, *named, rc=rc, first=True)
 
 
 @pytest.fixture
@@ -274,26 +259,26 @@ def run_copy(tmp_path) -> Path:
 
 def test_a_bad_run_is_refused(tmp_path, capsys):
     out = tmp_path / "p.onnx"
-    code, stderr = run_main(["--run", str(tmp_path / "missing"), "--onnx", str(out)], capsys)
-    assert_refused(code, stderr, "--run must be a run folder", "neither an existing model file nor a run folder")
+    code, stderr = run_export(["--run", str(tmp_path / "missing"), "--onnx", str(out)], capsys)
+    refused(code, stderr, "--run must be a run folder", "neither an existing model file nor a run folder")
     (tmp_path / "empty").mkdir()
-    code, stderr = run_main(["--run", str(tmp_path / "empty"), "--onnx", str(out)], capsys)
-    assert_refused(code, stderr, "without model.zip or best_model.zip")
+    code, stderr = run_export(["--run", str(tmp_path / "empty"), "--onnx", str(out)], capsys)
+    refused(code, stderr, "without model.zip or best_model.zip")
     assert not out.exists()
 
 
 def test_a_model_zip_without_its_config_is_refused(tmp_path, capsys):
     shutil.copy(POLICIES / "HumanoidWBC-v0" / "model.zip", tmp_path / "model.zip")
-    code, stderr = run_main(["--run", str(tmp_path / "model.zip"), "--onnx", str(tmp_path / "p.onnx")], capsys)
-    assert_refused(code, stderr, "no config.yaml", "which env")
+    code, stderr = run_export(["--run", str(tmp_path / "model.zip"), "--onnx", str(tmp_path / "p.onnx")], capsys)
+    refused(code, stderr, "no config.yaml", "which env")
     assert not (tmp_path / "p.onnx").exists()
 
 
 def test_env_kwargs_the_env_refuses_are_named(run_copy, tmp_path, capsys):
     config = run_copy / "config.yaml"
     config.write_text(config.read_text().replace("action_mode: wbc", "action_mode: wbc\n    no_such_keyword: 1"))
-    code, stderr = run_main(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
-    assert_refused(code, stderr, str(config), "unknown keyword argument(s) ['no_such_keyword']", "valid ones are")
+    code, stderr = run_export(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
+    refused(code, stderr, str(config), "unknown keyword argument(s) ['no_such_keyword']", "valid ones are")
     assert not (tmp_path / "p.onnx").exists()
 
 
@@ -301,8 +286,8 @@ def test_only_pickled_statistics_are_refused_not_unpickled(run_copy, tmp_path, c
     marker = tmp_path / "the_pickle_ran"
     (run_copy / STATS_FILE).unlink()
     (run_copy / VECNORM_FILE).write_bytes(pickle.dumps(Planted(marker)))
-    code, stderr = run_main(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
-    assert_refused(code, stderr, str(run_copy / VECNORM_FILE), "python -m training.normalisation convert")
+    code, stderr = run_export(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
+    refused(code, stderr, str(run_copy / VECNORM_FILE), "python -m training.normalisation convert")
     assert not marker.exists() and not (tmp_path / "p.onnx").exists()
 
 
@@ -311,14 +296,14 @@ def test_an_unwritable_onnx_file_is_refused_before_loading(tmp_path, capsys, mon
     monkeypatch.setattr(export_module, "find_run_files", lambda run: pytest.fail("the run was read first"))
     (tmp_path / "a_file").write_text("x")
     target = tmp_path if where == "folder" else tmp_path / "a_file" / "p.onnx"
-    code, stderr = run_main(["--run", str(POLICIES / "HumanoidWBC-v0"), "--onnx", str(target)], capsys)
-    assert_refused(code, stderr, "--onnx must be a", named)
+    code, stderr = run_export(["--run", str(POLICIES / "HumanoidWBC-v0"), "--onnx", str(target)], capsys)
+    refused(code, stderr, "--onnx must be a", named)
 
 
 def test_a_graph_that_disagrees_with_sb3_is_not_written(run_copy, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(export_module, "VERIFY_TOLERANCE", 0.0)  # the float32 differences (1e-7) now fail
-    code, stderr = run_main(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
-    assert_refused(code, stderr, "differ from SB3's", "nothing written", rc=1)
+    code, stderr = run_export(["--run", str(run_copy), "--onnx", str(tmp_path / "p.onnx")], capsys)
+    refused(code, stderr, "differ from SB3's", "nothing written", rc=1)
     assert list(tmp_path.glob("p.onnx*")) == []
 
 
