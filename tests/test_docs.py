@@ -9,19 +9,14 @@ pages look in a browser: ``tests/test_docs_browser.py``.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.docs_site import ROOT, build_site
+
 PACKAGES = ("wbc_layer", "humanoid_env", "training")
-#: The build takes about 4 s here (the first one also fetches MathJax from npm, about 2 s); a minute
-#: means something is wrong (a registry that does not answer, a loop).
-BUILD_TIMEOUT_S = 120
 #: Sphinx roles (``:class:`X```) and literal-block markers (a line ending in ``::``).
 REST_ROLE = re.compile(r":(?:py:)?(?:class|meth|attr|data|mod|func|exc|obj|const|ref|doc)s?:`")
 REST_LITERAL_MARKER = re.compile(r"::\s*$", re.M)
@@ -33,14 +28,7 @@ pytest.importorskip("mkdocstrings")
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site, built strictly into a temporary folder."""
-    site = tmp_path_factory.mktemp("docs") / "site"
-    run = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    return site
+    return build_site(tmp_path_factory.mktemp("docs") / "site")
 
 
 def test_the_docs_build_strictly_and_hold_every_page(site):
