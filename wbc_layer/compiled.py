@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from wbc_layer.checks import finite_vector
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import SeesawBody
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
@@ -44,7 +45,6 @@ from wbc_layer.tasks import (
     PostureTask,
     RegularisationTask,
     Task,
-    finite_vector,
 )
 
 if TYPE_CHECKING:  # annotations only: the controller imports this module

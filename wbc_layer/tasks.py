@@ -14,15 +14,13 @@ import numpy as np
 import pinocchio as pin
 
 from wbc_layer import checks
-from wbc_layer.checks import finite_vector
+from wbc_layer.checks import finite_vector  # (importable from here too, as before wbc_layer.checks)
 from wbc_layer.contacts import Contact
 from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError
 from wbc_layer.layout import QPLayout
 from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
-
-__all__ = ["finite_vector"]  # re-exported: wbc_layer.compiled and older callers import it from here
 
 
 # -- the checks of the tasks' attributes (wbc_layer.observed.Observed runs them on every write) --
