@@ -14,6 +14,15 @@ from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, Robot
 from wbc_layer.gravity_compensation import StaticSolution, gravity_compensation
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import ProxsuiteSolver, QPProblem, solve_with_qpsolvers
+from wbc_layer.references import (
+    ContactReference,
+    LinearRamp,
+    MinJerkSegment,
+    PointReference,
+    References,
+    Segment,
+    TaskReference,
+)
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.seesaw_law import BoardTiltLaw
@@ -55,6 +64,13 @@ __all__ = [
     "QPLayout",
     "QPProblem",
     "QPSolveError",
+    "ContactReference",
+    "LinearRamp",
+    "MinJerkSegment",
+    "PointReference",
+    "References",
+    "Segment",
+    "TaskReference",
     "RobotModel",
     "RobotModelError",
     "StaticSolution",
