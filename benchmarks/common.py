@@ -18,14 +18,16 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
+from humanoid_env.registry import TASKS
 from training import jsonio
 from training.provenance import provenance
 from wbc_layer import QPProblem
 
-#: The project's env ids (DESIGN.md); a benchmark runs those registered in this checkout.
-ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
-#: Short names of :data:`ENV_IDS`, as the benchmarks' ``--envs`` options take them.
-ENVS = {"balance": "HumanoidWBC-v0", "wall": "HumanoidWBCWall-v0", "seesaw": "HumanoidWBCSeesaw-v0"}
+#: The project's env ids: the task registry's (``humanoid_env.registry.TASKS``), in its order; a
+#: benchmark runs those registered in this checkout.
+ENV_IDS = tuple(TASKS)
+#: Short name -> env id of :data:`ENV_IDS` (each task's ``name``), as the benchmarks' ``--envs`` options take them.
+ENVS = {entry.name: env_id for env_id, entry in TASKS.items()}
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Pushes during recordings: the envs' magnitudes, but every 0.5-1 s instead of every 2-4 s, so
 #: that a 2-s recording (1,000 physics steps) holds a few of them.
@@ -95,17 +97,18 @@ def record_problems(
     base = env.unwrapped
     hot: list[QPProblem] = []
     full: list[QPProblem] = []
-    compute = base._compute_wbc  # NOTE: the envs' per-physics-step hook (the seesaw overrides it)
+    actuation = base.actuation  # the wbc actuation: its compute() is one controller tick
+    compute = actuation.compute  # (with the seesaw's board state, when the task passes one)
 
-    def recording_compute(q, v):
-        result = compute(q, v)
+    def recording_compute(q, v, body_states=None):
+        result = compute(q, v, body_states)
         if len(hot) < n:
-            full_problem, hot_problem = problem_copies(base.controller)
+            full_problem, hot_problem = problem_copies(actuation.controller)
             full.append(full_problem)
             hot.append(hot_problem)
         return result
 
-    base._compute_wbc = recording_compute
+    actuation.compute = recording_compute
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     resets, fallbacks, start = 0, 0, time.perf_counter()

@@ -54,7 +54,7 @@ from benchmarks.common import (
     stats,
     write_json,
 )
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
@@ -86,7 +86,7 @@ def run_standing(steps: int, combos: list[tuple[str, str]]) -> dict[tuple[str, s
     """Parts, ``wbc_step`` and ``mj_step`` [us] over ``steps`` physics steps of the pushed standing
     robot, one ``WBCSimulation`` per ``(backend, qp_solver)`` in ``combos``, taking turns step by step."""
     sims = {
-        combo: WBCSimulation(config=default_controller_config(backend=combo[0], qp_solver=combo[1]))
+        combo: WBCSimulation(config=HUBO_LITE.controller_config(backend=combo[0], qp_solver=combo[1]))
         for combo in combos
     }
     timings = {combo: {key: np.empty(steps) for key in (*PARTS, "wbc_step", "mj_step")} for combo in combos}
@@ -169,7 +169,7 @@ def run_envs(
     kwargs = {**(env_kwargs or {}), "action_mode": "wbc", "push_interval_s": RECORDING_PUSH_INTERVAL_S}
     clock = time.perf_counter
     compute_width = len(PARTS) + 1
-    mj_step = mujoco.mj_step  # NOTE: the envs' per-physics-step hooks: _compute_wbc and mujoco.mj_step
+    mj_step = mujoco.mj_step  # NOTE: the envs' per-physics-step hooks: actuation.compute and mujoco.mj_step
     current: list[list[list[float]]] = [[]]  # the rows of the env stepping now
 
     def timed_mj_step(model, data):
@@ -179,14 +179,15 @@ def run_envs(
         if rows and len(rows[-1]) == compute_width:
             rows[-1].append(1e6 * (clock() - start))
 
-    def timing(base, rows: list[list[float]]):
-        compute = base._compute_wbc
+    def timing(actuation, rows: list[list[float]]):
+        """``actuation.compute`` (the wbc actuation's tick: the controller's ``compute()``) timed into ``rows``."""
+        compute = actuation.compute
 
-        def timed_compute(q, v):
+        def timed_compute(q, v, body_states=None):
             start = clock()
-            result = compute(q, v)
+            result = compute(q, v, body_states)
             elapsed = 1e6 * (clock() - start)
-            rows.append([base.controller.last_timings[p] for p in PARTS] + [elapsed])
+            rows.append([actuation.controller.last_timings[p] for p in PARTS] + [elapsed])
             return result
 
         return timed_compute
@@ -198,7 +199,8 @@ def run_envs(
             backend, solver = combo
             env = envs[combo] = gym.make(env_id, **kwargs, qp_solver=solver, wbc_backend=backend)
             rows[combo], policies[combo] = [], make_policy()
-            env.unwrapped._compute_wbc = timing(env.unwrapped, rows[combo])
+            actuation = env.unwrapped.actuation
+            actuation.compute = timing(actuation, rows[combo])
             obs[combo], _ = env.reset(seed=0)
         while any(len(rows[combo]) < steps for combo in combos):
             for combo, env in envs.items():

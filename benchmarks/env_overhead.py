@@ -8,8 +8,8 @@ env step's wall time is split into:
   step;
 - ``mujoco``: ``mujoco.mj_step`` (once per physics step) and ``mujoco.mj_forward`` (once per env
   step);
-- ``env_step_hooks``: the env's once-per-env-step work, its hooks ``_check_action``,
-  ``_observation``, ``_fallen``, ``_task_terminated``, ``_reward_terms`` and ``_info``;
+- ``env_step_hooks``: the env's once-per-env-step work: the shell's ``_check_action``,
+  ``_observation`` and ``_info``, and its task's ``fallen``, ``terminated`` and ``reward_terms``;
 - ``python_per_physics_step``: the rest divided by the physics steps taken: what the env does in
   Python at every physics step around the tick (task and reference updates, writes into the
   controller, MuJoCo <-> pinocchio conversion, the tick's Python wrapper and its result, effort,
@@ -39,8 +39,9 @@ import numpy as np
 from benchmarks.common import RESULTS, machine, registered_env_ids, write_json
 
 PARTS = ("env_step", "tick", "mujoco", "env_step_hooks", "python_per_physics_step")
-#: The env's once-per-env-step methods (timed as ``env_step_hooks``).
-HOOKS = ("_check_action", "_observation", "_fallen", "_task_terminated", "_reward_terms", "_info")
+#: The env's once-per-env-step methods (timed as ``env_step_hooks``): part (``"env"``: the unwrapped
+#: env's shell, ``"task"``: its task) -> method names.
+HOOKS = {"env": ("_check_action", "_observation", "_info"), "task": ("fallen", "terminated", "reward_terms")}
 
 
 def core_compute(core, *args):
@@ -92,8 +93,10 @@ def measure(env_id: str, steps: int, actions: str, seed: int) -> dict:
         return np.zeros(shape) if actions == "zero" else rng.uniform(-1.0, 1.0, shape)
 
     tick, mj, hooks, mj_steps = [0.0], [0.0], [0.0], [0]
-    for name in HOOKS:
-        setattr(base, name, _timed(getattr(base, name), hooks))
+    for part, names in HOOKS.items():
+        owner = base if part == "env" else base.task
+        for name in names:
+            setattr(owner, name, _timed(getattr(owner, name), hooks))
 
     def wrap_core() -> None:
         base.controller.compiled.core = TimedCore(base.controller.compiled.core, tick)

@@ -63,19 +63,20 @@ def step_block(env, steps: int, rng: np.random.Generator, actions: str) -> tuple
 
 
 def time_compute(env) -> list[float]:
-    """Accumulate the wall time [s] of ``env``'s WBC ticks (its ``_compute_wbc`` hook) in the
-    returned one-element list."""
+    """Accumulate the wall time [s] of ``env``'s WBC ticks (its wbc actuation's ``compute``: the
+    controller's ``compute()``) in the returned one-element list; ``env`` unwrapped."""
     total = [0.0]
-    compute = env._compute_wbc
+    actuation = env.actuation
+    compute = actuation.compute
 
-    def timed_compute(q, v):
+    def timed_compute(q, v, body_states=None):
         start = time.perf_counter()
         try:
-            return compute(q, v)
+            return compute(q, v, body_states)
         finally:
             total[0] += time.perf_counter() - start
 
-    env._compute_wbc = timed_compute
+    actuation.compute = timed_compute
     return total
 
 

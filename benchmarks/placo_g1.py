@@ -603,7 +603,7 @@ def main(argv: list[str] | None = None) -> dict:
         "torque_agreement": torques,
         "placo_worker": {k: described[k] for k in ("placo", "pin", "numpy", "python")},
         "reference_from_issue": {"placo_median_us": 83.5, "placo_p99_us": 120.0,
-                                 "what": "G1, 2 planar contacts, CoM + posture, torque limits (DESIGN.md)"},
+                                 "what": "G1, 2 planar contacts, CoM + posture, torque limits"},
     }  # fmt: skip
     write_json(args.json, settings, results, start)
     return results

@@ -6,9 +6,9 @@ horizontal force at the env's push body (the torso) for ``duration`` (0.1 s; imp
 duration) that the nominal controller (``action_mode="wbc"``, zero action: the WBC alone)
 survives: no fall by the env's own criterion (pelvis height, tilt; the seesaw's board angle;
 a non-finite state) for ``--survival-s`` = 3 s after the push starts. The push is scripted
-through the env's push machinery (:class:`ScriptedPush` replaces its ``PushSchedule``: the
-force lands in ``data.xfrc_applied`` of the push body during exactly ``duration / dt`` physics
-steps); the env's random pushes are off.
+through the env's push machinery (:class:`ScriptedPush` replaces its plant's ``PushSchedule``,
+``env.plant.pushes``: the force lands in ``data.xfrc_applied`` of the push body during exactly
+``duration / dt`` physics steps); the env's random pushes are off.
 
 Stances (``--envs``, ``--stances``):
 
@@ -75,14 +75,17 @@ import gymnasium as gym
 import numpy as np
 import yaml
 
+from benchmarks import common
 from benchmarks.common import RESULTS, machine, write_json
 from humanoid_env.envs.balance import BALANCE_DEFAULTS
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.scenarios.base import Scenario
 from wbc_layer.capture import capture_bound, support_polygon
 
-BALANCE, WALL, SEESAW = "HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0"
-ENVS = {"balance": BALANCE, "wall": WALL, "seesaw": SEESAW}
+#: Short name -> env id of the tasks with stances here (:func:`stances`); names and ids are the task
+#: registry's (``benchmarks.common.ENVS``).
+ENVS = {name: common.ENVS[name] for name in ("balance", "wall", "seesaw")}
+BALANCE, WALL, SEESAW = ENVS.values()
 STANCE_GROUPS = ("centre", "ends", "glide")
 BACKENDS = ("compiled", "python")
 NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
@@ -179,11 +182,12 @@ class HoldTarget(Scenario):
     def __init__(self, offset):
         self.offset = np.asarray(offset, dtype=float)
 
-    def reset(self, env) -> None:
-        env.com_goal = env.com_nominal + self.offset
+    def reset(self, context) -> None:
+        context.command.com_goal = context.plant.com_nominal + self.offset
 
-    def update_task(self, env, time: float, dt: float) -> None:
-        env.glide_target(dt)  # the balance env's glide, without drawing new goals
+    def update_task(self, command, context, time: float, dt: float) -> None:
+        # The balance task's glide of its command (the one handed here), without drawing new goals.
+        context.task.glide_target(dt)
 
 
 def stances(env_names: list[str], groups: list[str], directions: int, push_time_s: float) -> list[Stance]:
@@ -234,8 +238,9 @@ def apply_overrides(base, overrides: dict[str, Any]) -> None:
     its own configuration (``ControllerConfig.with_overrides``: unknown names raise)."""
     if not overrides:
         return
-    original = base.controller_config  # the env's own configuration, then the overrides
-    base.controller_config = lambda *args, **kwargs: original(*args, **kwargs).with_overrides(**overrides)
+    task = base.task
+    original = task.controller_config  # the task's own configuration (of the WbcConfig), then the overrides
+    task.controller_config = lambda *args, **kwargs: original(*args, **kwargs).with_overrides(**overrides)
 
 
 def _direction(deg: float) -> np.ndarray:
@@ -254,7 +259,7 @@ def rollout(stance: Stance, settings: Settings, push_time_s: float, impulse_ns: 
     force = np.zeros(3)
     force[:2] = impulse_ns / stance.duration_s * _direction(direction_deg)
     half = 0.5 * base.dt_physics
-    base.pushes = ScriptedPush(force, push_time_s, stance.duration_s, base.dt_physics, survival_window_s=settings.survival_s)
+    base.plant.pushes = ScriptedPush(force, push_time_s, stance.duration_s, base.dt_physics, survival_window_s=settings.survival_s)
     base.set_scenario(HoldTarget(stance.target_offset) if stance.target_offset is not None else None)
     base.reset(seed=settings.seed)
     zero = np.zeros(base.action_space.shape)
@@ -281,35 +286,35 @@ def push_state(base, stance: Stance) -> dict[str, Any]:
     """The state a bound is computed from, when the push starts: CoM [m], its velocity [m/s],
     the mass [kg], the ground height under the soles [m], the support polygon (k, 2) [m] (both
     soles shrunk to the controller's CoP bounds) and, on the seesaw, the board-tilt law's state."""
-    d = base.data
+    d, plant, task = base.data, base.plant, base.task
     feet = [c for c in base.controller.config.contacts if c.kind == "foot"]
     polygon = support_polygon(
-        d.site_xpos[base.sole_sites], d.site_xmat[base.sole_sites].reshape(-1, 3, 3), feet[0].half_length, feet[0].half_width
+        d.site_xpos[plant.sole_sites], d.site_xmat[plant.sole_sites].reshape(-1, 3, 3), feet[0].half_length, feet[0].half_width
     )
     state = {
         "time_s": float(d.time),
         "com": base.com().tolist(),
-        "com_velocity": base.com_velocity().tolist(),
+        "com_velocity": plant.com_velocity().tolist(),
         "com_target": np.asarray(base.com_target).tolist(),
-        "mass_kg": float(base.robot.mass),
-        "ground_height_m": float(base.support_centre()[2]),
+        "mass_kg": float(base.actuation.robot.mass),
+        "ground_height_m": float(plant.support_centre()[2]),
         "cop_half_sizes_m": [float(feet[0].half_length), float(feet[0].half_width)],
         "polygon": polygon.tolist(),
     }
     if stance.bound_kind == "board_law":
         state.update({
-            "board_angle_rad": base.board_angle(),
-            "board_target_rad": base.board_balance_target(),
-            "board_target_limit_rad": float(base.board_target_limit),
+            "board_angle_rad": task.board_angle(),
+            "board_target_rad": task.board_balance_target(base.context, task.board_shaper),
+            "board_target_limit_rad": float(task.board_target_limit),
             "board_balance_gain": float(base.config["board_balance_gain"]),
             "law_omega_per_s": float(np.sqrt(9.81 / base.com_nominal[2])),
-            "radius_m": float(base.seesaw.radius),
+            "radius_m": float(task.seesaw.radius),
         })  # fmt: skip
     return state
 
 
 def board_law_bound(state: dict[str, Any], direction_deg: float) -> float:
-    """The seesaw's board-tilt law's limit [N s] (``HumanoidSeesawEnv.board_balance_target``).
+    """The seesaw's board-tilt law's limit [N s] (``SeesawTask.board_balance_target``).
 
     An impulse ``p`` along y moves the capture point by ``p / (m omega)`` (the law's ``omega =
     sqrt(g / h)``, ``h`` the nominal CoM height), which the law answers by tilting its target by
@@ -339,14 +344,14 @@ def glide_push_time(stance: Stance, settings: Settings) -> tuple[float, dict[str
     """Half way through the task's first glide (seed ``settings.seed``), rounded up to an env
     step [s], and the glide: ``{"start_s", "goal_offset_m", "duration_s"}``."""
     base = env_for(stance, settings)
-    base.pushes = ScriptedPush(np.zeros(3), math.inf, stance.duration_s, base.dt_physics)
+    base.plant.pushes = ScriptedPush(np.zeros(3), math.inf, stance.duration_s, base.dt_physics)
     base.set_scenario(None)
     base.reset(seed=settings.seed)
-    start = float(base.next_target_time)
+    start = float(base.task.next_target_time)
     zero = np.zeros(base.action_space.shape)
     while base.data.time < start + base.dt:
         base.step(zero)
-    offset = np.asarray(base.com_goal) - base.com_nominal
+    offset = np.asarray(base.task.command.com_goal) - base.com_nominal
     duration = float(np.linalg.norm(offset)) / base.config["target_speed_mps"]
     push = math.ceil((start + 0.5 * duration) / base.dt - 1e-9) * base.dt
     return push, {"start_s": start, "goal_offset_m": offset.tolist(), "duration_s": duration}
@@ -586,7 +591,7 @@ def load_overrides(path: Path | None) -> dict[str, Any]:
     data = yaml.safe_load(Path(path).read_text()) or {}
     if not isinstance(data, dict):
         raise SystemExit(f"--config {path}: expected a mapping of controller settings, got {type(data).__name__}")
-    default_controller_config().with_overrides(**data)  # unknown names raise ConfigError, listing the valid ones
+    HUBO_LITE.controller_config().with_overrides(**data)  # unknown names raise ConfigError, listing the valid ones
     return data
 
 

@@ -48,6 +48,7 @@ import numpy as np
 import qpsolvers
 
 from benchmarks.common import RESULTS, machine, record_problems, registered_env_ids, stats, write_json
+from humanoid_env.registry import TASKS
 from wbc_layer import ProxsuiteSolver, QPProblem, QPSolveError
 from wbc_layer.qp import DaqpSolver, EiquadprogSolver
 
@@ -69,11 +70,8 @@ BACKEND_OPTIONS: dict[str, dict] = {
     },
     "proxqp": {"backend": "dense", "eps_abs": 1e-9, "eps_rel": 0.0},
 }
-ENV_LABELS = {
-    "HumanoidWBC-v0": "two feet",
-    "HumanoidWBCWall-v0": "two feet + right hand (wall)",
-    "HumanoidWBCSeesaw-v0": "two feet on the seesaw",
-}
+#: env id -> its contact set, in words (each task's ``summary`` in ``humanoid_env.registry``).
+ENV_LABELS = {env_id: entry.summary for env_id, entry in TASKS.items()}
 
 #: A solver: problem -> (x or None, solver-reported time [us]).
 Solve = Callable[[QPProblem], tuple[np.ndarray | None, float]]

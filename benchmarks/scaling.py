@@ -39,7 +39,7 @@ import pinocchio as pin
 
 from benchmarks.common import RESULTS, machine, stats, write_json
 from benchmarks.controller_step import PUSH_DURATION_S, PUSH_FORCE_N
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config, foot_contacts, hand_contact
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
 from wbc_layer import ControllerConfig, RobotModel, WholeBodyController
 from wbc_layer.mjcf_actuators import read_motor_torque_limits
@@ -94,7 +94,7 @@ def reduced_robot(robot: RobotModel, locked: tuple[str, ...], q_reference: np.nd
         if frame.name.endswith(suffix):
             frame.name = frame.name[: -len(suffix)]
             reduced.frames[i] = frame
-    return RobotModel(reduced, read_motor_torque_limits(ROBOT_XML))
+    return RobotModel(reduced, read_motor_torque_limits(HUBO_LITE.mjcf_path()))
 
 
 def state_map(full: RobotModel, reduced: RobotModel) -> tuple[np.ndarray, np.ndarray]:
@@ -108,8 +108,8 @@ def state_map(full: RobotModel, reduced: RobotModel) -> tuple[np.ndarray, np.nda
 
 
 def contact_config(hands: tuple[str, ...], backend: str = "compiled") -> ControllerConfig:
-    hand_contacts = tuple(hand_contact(side, HAND_NORMALS[side]) for side in hands)
-    return default_controller_config(contacts=(*foot_contacts(), *hand_contacts), backend=backend)
+    hand_contacts = tuple(HUBO_LITE.hand_contact(f"{side}_hand", HAND_NORMALS[side]) for side in hands)
+    return HUBO_LITE.controller_config(contacts=(*HUBO_LITE.foot_contacts(), *hand_contacts), backend=backend)
 
 
 class CountingSolver:
@@ -193,7 +193,7 @@ def build_cases(robot: RobotModel, q0: np.ndarray, backends: tuple[str, ...] = B
     all_q, all_v = np.arange(robot.nq), np.arange(robot.nv)
     contacts = {
         name: [
-            Case(name, RobotModel.from_mjcf(ROBOT_XML), contact_config(hands, backend), q0, all_q, all_v)
+            Case(name, RobotModel.from_mjcf(HUBO_LITE.mjcf_path()), contact_config(hands, backend), q0, all_q, all_v)
             for backend in backends
         ]
         for name, hands in (
@@ -207,7 +207,7 @@ def build_cases(robot: RobotModel, q0: np.ndarray, backends: tuple[str, ...] = B
         dofs[name] = []
         for backend in backends:
             reduced = reduced_robot(robot, locked, q0)
-            config = default_controller_config(backend=backend)
+            config = HUBO_LITE.controller_config(backend=backend)
             dofs[name].append(Case(name, reduced, config, q0, *state_map(robot, reduced)))
     return {"contacts": contacts, "dofs": dofs}
 

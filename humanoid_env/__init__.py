@@ -6,30 +6,15 @@
   ([`humanoid_env.envs.wall.HumanoidWallEnv`][humanoid_env.envs.wall.HumanoidWallEnv]), 20 s episodes.
 - ``HumanoidWBCSeesaw-v0``: balance on a seesaw ([`humanoid_env.envs.seesaw.HumanoidSeesawEnv`][humanoid_env.envs.seesaw.HumanoidSeesawEnv]),
   30 s episodes (1500 steps: the paper's push test stands 20 s before the push).
+- ``HumanoidWBCSquare-v0``: the balance task with a CoM target tracing a square
+  ([`humanoid_env.envs.square.HumanoidSquareEnv`][humanoid_env.envs.square.HumanoidSquareEnv]), 20 s episodes: the
+  smallest task, the example of adding one (``docs/architecture.md``).
 
 Every entry point is ``humanoid_env.humanoid_wbc:<class>`` (the classes above, re-exported), so
-``gym.pprint_registry()`` lists the three ids under one heading, ``humanoid_wbc``.
+``gym.pprint_registry()`` lists the ids under one heading, ``humanoid_wbc``. The ids, entry
+points and episode lengths are the task registry's ([`humanoid_env.registry.TASKS`][humanoid_env.registry.TASKS]).
 """
 
-import gymnasium
+from humanoid_env.registry import register_environments
 
-if "HumanoidWBC-v0" not in gymnasium.registry:
-    gymnasium.register(
-        id="HumanoidWBC-v0",
-        entry_point="humanoid_env.humanoid_wbc:HumanoidBalanceEnv",
-        max_episode_steps=1000,
-    )
-
-if "HumanoidWBCWall-v0" not in gymnasium.registry:
-    gymnasium.register(
-        id="HumanoidWBCWall-v0",
-        entry_point="humanoid_env.humanoid_wbc:HumanoidWallEnv",
-        max_episode_steps=1000,
-    )
-
-if "HumanoidWBCSeesaw-v0" not in gymnasium.registry:
-    gymnasium.register(
-        id="HumanoidWBCSeesaw-v0",
-        entry_point="humanoid_env.humanoid_wbc:HumanoidSeesawEnv",
-        max_episode_steps=1500,
-    )
+register_environments()

@@ -1,16 +1,53 @@
-"""The default robot's settings (Hubo-lite, `humanoid_env.robots.hubo_lite.HUBO_LITE`)
-under the names code used before robots became data, and the scenes' constants (wall, seesaw).
+"""Deprecated: the default robot's settings under the names code used before robots became data,
+and the scenes' constants. Importing it warns (``DeprecationWarning``); it is kept for one release.
 
-Everything robot-specific lives in its [`RobotDescription`][humanoid_env.robots.description.RobotDescription]; the
-functions here are that description's methods for the default robot. The simulator's friction
-coefficient is 1.0 (see ``assets/robot.xml``); the controller assumes 0.7 so that the forces it
-plans stay inside the real cone with a margin.
+Every name here is the same value as before, taken from its new home:
+
+| here | use instead |
+|------|-------------|
+| `ROBOT_XML` | `HUBO_LITE.mjcf_path()` |
+| `FLAT_SCENE_XML` | `HUBO_LITE.scene_path("flat")` |
+| `CONTROLLER_FRICTION` | `HUBO_LITE.controller_friction` |
+| `FOOT_HALF_LENGTH`, `FOOT_HALF_WIDTH` | `HUBO_LITE.cop_half_sizes()` |
+| `HAND_RADIUS` | `HUBO_LITE.hand_radius()` |
+| `foot_contacts(...)` | `HUBO_LITE.foot_contacts(...)` |
+| `default_controller_config(...)` | `HUBO_LITE.controller_config(...)` |
+| `hand_contact(side, ...)` | `HUBO_LITE.hand_contact(f"{side}_hand", ...)` |
+| `WALL_*`, `SEESAW_*` | the same names in [`humanoid_env.robots.scene_constants`][humanoid_env.robots.scene_constants] |
+
+``HUBO_LITE`` is the default robot's description in [`humanoid_env.robots.hubo_lite`][humanoid_env.robots.hubo_lite]
+(also ``humanoid_env.robots.robot_description("hubo_lite")``), a
+[`RobotDescription`][humanoid_env.robots.description.RobotDescription].
 """
 
 from __future__ import annotations
 
-from humanoid_env.robots.hubo_lite import ASSETS, HUBO_LITE
+import warnings
+
+# the old names, re-exported from their new homes
+from humanoid_env.robots.hubo_lite import ASSETS, HUBO_LITE  # noqa: F401
+from humanoid_env.robots.scene_constants import (  # noqa: F401
+    SEESAW_BOARD_GEOM,
+    SEESAW_BODY,
+    SEESAW_ROLLING_EQUALITY,
+    SEESAW_SCENE_XML,
+    SEESAW_SLIDE_JOINT,
+    SEESAW_TILT_JOINT,
+    WALL_NORMAL,
+    WALL_SCENE_XML,
+    WALL_SURFACE_Y,
+)
 from wbc_layer import ContactConfig, ControllerConfig
+
+warnings.warn(
+    "humanoid_env.robot_config is deprecated and goes in the next release: use the robot's description, "
+    "humanoid_env.robots.hubo_lite.HUBO_LITE (HUBO_LITE.controller_config(...), HUBO_LITE.foot_contacts(), "
+    "HUBO_LITE.hand_contact(...), HUBO_LITE.mjcf_path(), HUBO_LITE.scene_path(\"flat\"), "
+    "HUBO_LITE.controller_friction, HUBO_LITE.cop_half_sizes(), HUBO_LITE.hand_radius()), and "
+    "humanoid_env.robots.scene_constants for the wall's and seesaw's names",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 ROBOT_XML = HUBO_LITE.mjcf_path()
 FLAT_SCENE_XML = HUBO_LITE.scene_path("flat")
@@ -21,6 +58,8 @@ CONTROLLER_FRICTION = HUBO_LITE.controller_friction
 #: sizes, read from the model), so a planned CoP never sits on the edge of the soft simulated
 #: contact and tips it.
 FOOT_HALF_LENGTH, FOOT_HALF_WIDTH = HUBO_LITE.cop_half_sizes()
+#: Radius of the hands' collision spheres [m] (sites ``<side>_hand`` at their centres).
+HAND_RADIUS = HUBO_LITE.hand_radius()
 
 
 def foot_contacts(min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
@@ -31,15 +70,6 @@ def foot_contacts(min_normal_force: float = 0.0) -> tuple[ContactConfig, ...]:
 def default_controller_config(**overrides) -> ControllerConfig:
     """Standing controller: both feet supporting, torso held upright."""
     return HUBO_LITE.controller_config(**overrides)
-
-
-#: The wall scene (``assets/scene_wall.xml``): wall surface at ``y = WALL_SURFACE_Y`` [m], its
-#: normal into the robot ``WALL_NORMAL`` (world axes).
-WALL_SCENE_XML = ASSETS / "scene_wall.xml"
-WALL_SURFACE_Y = -0.355
-WALL_NORMAL = (0.0, 1.0, 0.0)
-#: Radius of the hands' collision spheres [m] (sites ``<side>_hand`` at their centres).
-HAND_RADIUS = HUBO_LITE.hand_radius()
 
 
 def hand_contact(
@@ -60,13 +90,3 @@ def hand_contact(
     """
     return HUBO_LITE.hand_contact(f"{side}_hand", normal, max_normal_force, active, frame)
 
-
-#: The seesaw scene (``assets/scene_seesaw.xml``, *iCub Balancing on a Seesaw*): body ``SEESAW_BODY`` (frame origin at
-#: the centre of curvature of its underside), its tilt hinge and the slide tied to it by the
-#: rolling equality ``seesaw_y = -R seesaw_tilt`` (R is read from that equality by the env).
-SEESAW_SCENE_XML = ASSETS / "scene_seesaw.xml"
-SEESAW_BODY = "seesaw"
-SEESAW_TILT_JOINT = "seesaw_tilt"
-SEESAW_SLIDE_JOINT = "seesaw_y"
-SEESAW_ROLLING_EQUALITY = "seesaw_rolling"
-SEESAW_BOARD_GEOM = "seesaw_board"

@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import FLAT_SCENE_XML, ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import RobotModel, WholeBodyController
 from wbc_layer.config import BACKENDS
@@ -20,7 +20,7 @@ REPRODUCIBILITY_TOL = 1e-6
 
 @pytest.fixture(scope="session")
 def mj_model() -> mujoco.MjModel:
-    return mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML))
+    return mujoco.MjModel.from_xml_path(str(HUBO_LITE.scene_path("flat")))
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def mj_data(mj_model) -> mujoco.MjData:
 
 @pytest.fixture
 def robot() -> RobotModel:
-    return RobotModel.from_mjcf(ROBOT_XML)
+    return RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def backend(request) -> str:
 def controller(robot, bridge, mj_data, backend) -> WholeBodyController:
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
-    return WholeBodyController(robot, default_controller_config(backend=backend))
+    return WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend))
 
 
 def random_state(mj_model, data, rng: np.random.Generator, joint_noise=0.3, velocity_scale=1.0) -> None:

@@ -45,7 +45,7 @@ def test_wall_blocks_are_decoded_by_name():
     _, _, _, _, info = env.step(action)
     targets = info["contact_force_targets"]
     assert targets["left_foot"] > targets["right_foot"]
-    assert abs(env.force_share - 0.54) < 1e-9
+    assert abs(env.task.standing.force_share - 0.54) < 1e-9
     # the hand target rate-limited at 100 N/s for 0.02 s from the settled 10 N: 12 N
     assert abs(info["hand_force_target_n"] - 12.0) < 1e-9
     with pytest.raises(ValueError, match=r"no action block 'board_tilt'; blocks: \['com_offset', 'hand_force', 'foot_force_share'\]"):
@@ -56,15 +56,15 @@ def test_torque_and_pd_modes_compute_their_torques():
     env = gym.make("HumanoidWBC-v0", action_mode="torque").unwrapped
     env.reset(seed=0)
     action = np.linspace(-1.0, 1.0, NA)
-    tau, status, _ = env.actuation.torques(env, action)
-    assert status == "off" and np.array_equal(tau, action * env.torque_max)
+    tau, status, _ = env.actuation.torques(env.data.qpos, env.data.qvel, action)
+    assert status == "off" and np.array_equal(tau, action * env.plant.torque_max)
 
     env = gym.make("HumanoidWBC-v0", action_mode="pd").unwrapped
     env.reset(seed=0)
-    tau, status, _ = env.actuation.torques(env, np.zeros(NA))
+    tau, status, _ = env.actuation.torques(env.data.qpos, env.data.qvel, np.zeros(NA))
     q = env.data.qpos[env.bridge.joint_qpos]
     qd = env.data.qvel[env.bridge.joint_dof]
-    kp = 4.0 * env.torque_max  # pd_kp_per_nm = 4 /rad, kd = 0.05 s * kp
-    expected = np.clip(kp * (env.q_home - q) - 0.05 * kp * qd, -env.torque_max, env.torque_max)
+    kp = 4.0 * env.plant.torque_max  # pd_kp_per_nm = 4 /rad, kd = 0.05 s * kp
+    expected = np.clip(kp * (env.plant.q_home - q) - 0.05 * kp * qd, -env.plant.torque_max, env.plant.torque_max)
     assert status == "off" and np.allclose(tau, expected, rtol=0, atol=1e-12)
     assert env.controller is None  # no controller is built outside wbc mode

@@ -7,7 +7,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import RobotModel, WholeBodyController
 
 
@@ -30,7 +30,7 @@ def test_task_rows_are_the_rate_of_angular_momentum(robot, bridge, mj_data, mj_m
     dL/dt from qdd to 1e-6 N m (the rows use the floating-base dynamics to trade qdd for f)."""
     q, v = _spinning_state(bridge, mj_data, mj_model)
     robot.update(q, v)
-    controller = WholeBodyController(robot, default_controller_config(backend="python"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
     result = controller.compute(q, v)
     task = controller.task("angular_momentum")
     assert not task.active  # off by default
@@ -46,7 +46,7 @@ def test_task_drives_the_rate_towards_minus_damping_times_momentum(robot, bridge
     misses = {}
     for weight in (0.0, 100.0):
         robot.update(q, v)
-        config = default_controller_config(backend=backend, angular_momentum_weight=weight, angular_momentum_damping=10.0)
+        config = HUBO_LITE.controller_config(backend=backend, angular_momentum_weight=weight, angular_momentum_damping=10.0)
         result = WholeBodyController(robot, config).compute(q, v)
         target = -10.0 * robot.angular_momentum
         misses[weight] = np.linalg.norm(_rate_of_angular_momentum(robot, q, v, result.qdd) - target)
@@ -59,9 +59,9 @@ def test_backends_agree_with_the_task_on(bridge, mj_data, mj_model):
     q, v = _spinning_state(bridge, mj_data, mj_model)
     taus = {}
     for backend in ("python", "compiled"):
-        robot = RobotModel.from_mjcf(ROBOT_XML)
+        robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
         robot.update(q, v)
-        config = default_controller_config(backend=backend, angular_momentum_weight=100.0, angular_momentum_damping=10.0)
+        config = HUBO_LITE.controller_config(backend=backend, angular_momentum_weight=100.0, angular_momentum_damping=10.0)
         taus[backend] = WholeBodyController(robot, config).compute(q, v).tau
     assert np.abs(taus["python"] - taus["compiled"]).max() < 1e-6
 
@@ -72,7 +72,7 @@ def test_damping_setter_reaches_the_tick(robot, bridge, mj_data, mj_model, backe
     must carry it into the core)."""
     q, v = _spinning_state(bridge, mj_data, mj_model)
     robot.update(q, v)
-    config = default_controller_config(backend=backend_name, angular_momentum_weight=100.0)
+    config = HUBO_LITE.controller_config(backend=backend_name, angular_momentum_weight=100.0)
     controller = WholeBodyController(robot, config)
     before = controller.compute(q, v).tau
     controller.task("angular_momentum").damping = 40.0

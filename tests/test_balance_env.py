@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer import QPSolveError, RobotModel, gravity_compensation
 from wbc_layer.config import BACKENDS
@@ -122,7 +122,7 @@ def test_com_offset_follows_the_action_rate_limited_or_low_passed(filter_s):
     env.reset(seed=0)
     env.step(np.array([0.0, 0.25, 0.0, 0.0]))
     expected = 0.005 if filter_s == 0.0 else 0.01 * (1.0 - 0.98**10)
-    np.testing.assert_allclose(env.unwrapped.com_offset, [0.0, expected, 0.0], atol=1e-12)
+    np.testing.assert_allclose(env.unwrapped.task.standing.com_offset, [0.0, expected, 0.0], atol=1e-12)
 
 
 def test_default_pushes_happen_and_are_reported():
@@ -202,7 +202,7 @@ def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch, backend):
     # Move the waist and arms 0.2 rad away from where the controller's model was last updated
     # (home, at reset), so that the state of the failing tick matters.
     upper = u.bridge.joint_qpos[12:]
-    u.data.qpos[upper] = np.clip(u.data.qpos[upper] + 0.2, u.joint_low[12:], u.joint_high[12:])
+    u.data.qpos[upper] = np.clip(u.data.qpos[upper] + 0.2, u.plant.joint_low[12:], u.plant.joint_high[12:])
     mujoco.mj_forward(u.model, u.data)
 
     def failing_solve(problem):
@@ -230,8 +230,8 @@ def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch, backend):
     assert info["wbc_fallbacks"] == u.frame_skip == len(applied)
     assert not terminated and np.all(np.isfinite(obs)) and np.all(np.isfinite(u.data.qacc))
 
-    oracle = RobotModel.from_mjcf(ROBOT_XML)
-    contacts = [make_contact(c) for c in default_controller_config().contacts]
+    oracle = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
+    contacts = [make_contact(c) for c in HUBO_LITE.controller_config().contacts]
     bridge = SimBridge(u.model, oracle.joint_names)
     for qpos, qvel, tau, ctrl in applied:
         assert np.all(np.isfinite(ctrl))
@@ -240,7 +240,7 @@ def test_qp_failure_uses_gravity_compensation_fallback(monkeypatch, backend):
         expected = np.clip(expected, oracle.torque_min, oracle.torque_max)
         np.testing.assert_allclose(tau, expected, rtol=0.0, atol=FALLBACK_TOL)
     # The state mattered: at the home pose (the model's last update before the step) it differs.
-    oracle.update(*u._home_pinocchio())
+    oracle.update(*u.plant.home_pinocchio())
     at_home = gravity_compensation(oracle, contacts, n_facets=controller.config.friction_facets).tau
     assert np.abs(applied[0][2] - at_home).max() > 0.5  # [N m]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
 
 #: Settling time before steady-state checks [s].
@@ -30,7 +30,7 @@ def _steps(sim: WBCSimulation, seconds: float):
 
 
 def test_stands_for_20_seconds(backend):
-    sim = WBCSimulation(config=default_controller_config(backend=backend))
+    sim = WBCSimulation(config=HUBO_LITE.controller_config(backend=backend))
     robot, data = sim.robot, sim.data
     reference = robot.com.copy()
     base_height = data.qpos[2]
@@ -48,7 +48,7 @@ def test_stands_for_20_seconds(backend):
 
 
 def test_moves_the_com_3cm_forward_and_holds_it(backend):
-    sim = WBCSimulation(config=default_controller_config(backend=backend))
+    sim = WBCSimulation(config=HUBO_LITE.controller_config(backend=backend))
     target = sim.robot.com + np.array([0.03, 0.0, 0.0])
     sim.controller.com_task.set_reference(target)
     errors = [np.linalg.norm(sim.robot.com - target) for t in _steps(sim, 3.0) if t > 2.0]

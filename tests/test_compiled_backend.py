@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import ComTask, ConfigError, SeesawBody, WholeBodyController, compiled
 
 #: Both backends' torques agree to this on one tick [N m] (see tests/test_backends_agree.py).
@@ -17,7 +17,7 @@ TAU_TOL = 1e-6
 def _compiled(robot, bridge, mj_data):
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
-    return WholeBodyController(robot, default_controller_config(backend="compiled")), q, v
+    return WholeBodyController(robot, HUBO_LITE.controller_config(backend="compiled")), q, v
 
 
 def test_every_setter_and_assignment_reaches_the_core(robot, bridge, mj_data):
@@ -49,8 +49,8 @@ def test_body_rest_setters_reach_the_core(robot, bridge, mj_data):
     robot.update(q, v)
     sole_z = robot.frame_placement("left_sole").translation[2]
     board = SeesawBody("seesaw", 4.0, (0.0, 0.0, 0.2), np.diag([0.2, 0.05, 0.2]), 0.25, origin=(0.03, 0.0, sole_z - 0.02))
-    contacts = tuple(replace(c, on_body="seesaw") for c in default_controller_config().contacts)
-    controller = WholeBodyController(robot, default_controller_config(contacts=contacts), bodies=[board])
+    contacts = tuple(replace(c, on_body="seesaw") for c in HUBO_LITE.controller_config().contacts)
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(contacts=contacts), bodies=[board])
     rest = controller.task("rest_seesaw")
     states = {"seesaw": (np.array([0.05]), np.array([0.3]))}
     before = controller.compute(q, v, states).tau
@@ -71,7 +71,7 @@ def test_a_task_class_the_core_does_not_know_names_the_python_backend(robot, bri
     controller, _, _ = _compiled(robot, bridge, mj_data)
     with pytest.raises(ConfigError, match=r"SlowerCom.*backend='python'"):
         controller.add_task(SlowerCom("slower_com"))
-    python = WholeBodyController(robot, default_controller_config(backend="python"))
+    python = WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
     python.add_task(SlowerCom("slower_com"))  # the reference takes any Task
 
 
@@ -79,10 +79,10 @@ def test_a_missing_extension_gives_one_clear_error(robot, monkeypatch):
     monkeypatch.setattr(compiled, "_core", None)
     monkeypatch.setattr(compiled, "_IMPORT_ERROR", ImportError("No module named 'wbc_layer._core'"))
     with pytest.raises(ConfigError, match=r"not built.*C\+\+17 compiler.*backend='python'"):
-        WholeBodyController(robot, default_controller_config())
-    WholeBodyController(robot, default_controller_config(backend="python"))
+        WholeBodyController(robot, HUBO_LITE.controller_config())
+    WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
 
 
 def test_unknown_backend_lists_the_valid_ones():
     with pytest.raises(ConfigError, match="compiled.*python"):
-        default_controller_config(backend="cuda")
+        HUBO_LITE.controller_config(backend="cuda")

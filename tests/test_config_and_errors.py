@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import (
     ConfigError,
     ContactConfig,
@@ -48,7 +48,7 @@ def test_contact_config_values_are_checked(kwargs, message):
 
 def test_negative_gain_is_rejected():
     with pytest.raises(ConfigError, match="com_kp must be >= 0"):
-        default_controller_config(com_kp=-1.0)
+        HUBO_LITE.controller_config(com_kp=-1.0)
 
 
 def test_contact_parameters_are_checked():
@@ -61,7 +61,7 @@ def test_contact_parameters_are_checked():
 
 
 def test_unknown_frame_name_lists_frames(robot):
-    config = default_controller_config().with_overrides(contacts=(ContactConfig("f", "left_heel"),))
+    config = HUBO_LITE.controller_config().with_overrides(contacts=(ContactConfig("f", "left_heel"),))
     with pytest.raises(ConfigError, match=r"unknown frame 'left_heel'.*left_sole"):
         WholeBodyController(robot, config)
 

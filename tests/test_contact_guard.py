@@ -94,10 +94,10 @@ def test_release_keeps_the_planned_force_continuous(controller, robot, bridge, m
 def test_the_env_keyword_reports_the_supporting_feet():
     env = gym.make("HumanoidWBC-v0", contact_guard={"tilt_rad": 0.05}, push_magnitude_n=(0.0, 0.0))
     _, info = env.reset(seed=0)
-    assert env.unwrapped.guard.settings.tilt_rad == 0.05 and info["wbc_supporting"] == list(FEET)
+    assert env.unwrapped.actuation.guard.settings.tilt_rad == 0.05 and info["wbc_supporting"] == list(FEET)
     for _ in range(50):  # standing, the measured tilts stay far below 0.05 rad: nothing is released
         _, _, _, _, info = env.step(np.zeros(4))
-    assert info["wbc_supporting"] == list(FEET) and set(env.unwrapped.guard.state.values()) == {"supporting"}
+    assert info["wbc_supporting"] == list(FEET) and set(env.unwrapped.actuation.guard.state.values()) == {"supporting"}
     assert gym.make("HumanoidWBC-v0").unwrapped.reset(seed=0)[1]["wbc_supporting"] == list(FEET)
     env = gym.make("HumanoidWBC-v0", action_mode="torque")
     assert env.reset(seed=0)[1]["wbc_supporting"] == []

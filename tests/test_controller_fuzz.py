@@ -92,13 +92,13 @@ class ApiFuzz:
     """One random call per case on a fresh controller, then a tick at the valid state."""
 
     def __init__(self, backend: str, rng: np.random.Generator):
-        from humanoid_env.robot_config import default_controller_config
+        from humanoid_env.robots.hubo_lite import HUBO_LITE
         from humanoid_env.wbc_sim import WBCSimulation
 
         self.backend, self.rng = backend, rng
-        self.sim = WBCSimulation(None, default_controller_config(backend=backend))
+        self.sim = WBCSimulation(None, HUBO_LITE.controller_config(backend=backend))
         self.q, self.v = self.sim.state()
-        self.make_config = default_controller_config
+        self.make_config = HUBO_LITE.controller_config
 
     def controller(self):
         from wbc_layer import WholeBodyController
@@ -242,14 +242,14 @@ def fuzz_api(seed: int) -> dict:
 
 def fuzz_core(seed: int) -> dict:
     """Random calls into wbc_layer._core with random sizes and indices."""
-    from humanoid_env.robot_config import default_controller_config
+    from humanoid_env.robots.hubo_lite import HUBO_LITE
     from humanoid_env.wbc_sim import WBCSimulation
     from wbc_layer import WholeBodyController, _core
 
     rng = np.random.default_rng(seed)
     sim = WBCSimulation()
     q, v = sim.state()
-    controller = WholeBodyController(sim.robot, default_controller_config(backend="compiled"))
+    controller = WholeBodyController(sim.robot, HUBO_LITE.controller_config(backend="compiled"))
     core, n_tasks = controller.compiled.core, len(controller.compiled.task_index)
     counts, unexpected = {"accepted": 0, "rejected": 0}, []
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import (
     ConfigError,
     FramePositionTask,
@@ -40,7 +40,7 @@ _PRELUDE = """
 import time
 import numpy as np
 from humanoid_env.wbc_sim import WBCSimulation
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import WholeBodyController
 """
 
@@ -67,7 +67,7 @@ def state(bridge, mj_data):
 
 def _pair(robot, **overrides):
     """A compiled and a Python controller on the same robot and config."""
-    config = default_controller_config(**overrides)
+    config = HUBO_LITE.controller_config(**overrides)
     return (WholeBodyController(robot, replace(config, backend=backend)) for backend in ("compiled", "python"))
 
 
@@ -78,7 +78,7 @@ def test_last_problem_before_the_first_compute_is_none_on_both_backends():
         """
         sim = WBCSimulation()
         for backend in ("compiled", "python"):
-            controller = WholeBodyController(sim.robot, default_controller_config(backend=backend))
+            controller = WholeBodyController(sim.robot, HUBO_LITE.controller_config(backend=backend))
             print(backend, controller.last_problem)
             controller.compute(*sim.state())
             print(backend, controller.last_problem.G.shape[0] > 0)
@@ -99,7 +99,7 @@ def test_fallback_after_a_non_finite_state_raises_at_once():
         q, v = sim.state()
         bad_states = {[(i, str(x), label) for i, x, label in BAD_STATES]!r}
         for backend in ("compiled", "python"):
-            controller = WholeBodyController(sim.robot, default_controller_config(backend=backend))
+            controller = WholeBodyController(sim.robot, HUBO_LITE.controller_config(backend=backend))
             for index, value, label in bad_states:
                 value = float(value)
                 bad = q.copy()
@@ -142,7 +142,7 @@ def test_the_static_qp_solve_stops_at_its_iteration_cap():
 
 
 def test_fallback_for_a_valid_state_holds_the_robot_up_without_hanging(robot, state):
-    controller = WholeBodyController(robot, default_controller_config())
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config())
     controller.compute(*state)
     controller.gravity_compensation_torques()
     times = []
@@ -172,14 +172,14 @@ def test_compute_rejects_a_non_finite_state_and_keeps_the_last_one(controller, s
 
 def test_compute_rejects_non_finite_velocities_and_body_states(robot, state, backend):
     q, v = state
-    controller = WholeBodyController(robot, default_controller_config(backend=backend))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend))
     bad = v.copy()
     bad[7] = -np.inf
     with pytest.raises(InvalidStateError, match=r"v\[7\] \(joint 'left_hip_roll'\) = -inf"):
         controller.compute(q, bad)
     board = SeesawBody("seesaw", 4.0, (0.0, 0.0, 0.2), np.diag([0.2, 0.05, 0.2]), 0.25, origin=(0.03, 0.0, -0.02))
-    contacts = tuple(replace(c, on_body="seesaw") for c in default_controller_config().contacts)
-    on_board = WholeBodyController(robot, default_controller_config(contacts=contacts, backend=backend), bodies=[board])
+    contacts = tuple(replace(c, on_body="seesaw") for c in HUBO_LITE.controller_config().contacts)
+    on_board = WholeBodyController(robot, HUBO_LITE.controller_config(contacts=contacts, backend=backend), bodies=[board])
     with pytest.raises(InvalidStateError, match="seesaw 'seesaw': s must be one finite number"):
         on_board.compute(q, v, {"seesaw": (np.array([np.nan]), np.array([0.0]))})
     with pytest.raises(InvalidStateError, match="s_dot must be one finite number"):
@@ -245,7 +245,7 @@ def test_quaternion_norm_is_checked_alike_on_both_backends(robot, state):
 )
 def test_controller_config_checks_every_number(overrides, message):
     with pytest.raises(ConfigError, match=message):
-        default_controller_config(**overrides)
+        HUBO_LITE.controller_config(**overrides)
 
 
 @pytest.mark.parametrize(
@@ -370,12 +370,12 @@ def test_set_contact_active_takes_booleans_only(controller, state):
 
 
 def test_add_task_names_the_allowed_types_and_checks_what_the_task_refers_to(robot, backend):
-    controller = WholeBodyController(robot, default_controller_config(backend=backend))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend))
     with pytest.raises(ConfigError, match=r"add_task takes a Task \(ComTask, .*or a subclass\), got <object"):
         controller.add_task(object())
     with pytest.raises(ConfigError, match=r"needs a target of 23 entries \(na\), got None"):
         controller.add_task(PostureTask("second_posture"))
-    other = WholeBodyController(robot, default_controller_config(backend=backend))
+    other = WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend))
     with pytest.raises(ConfigError, match="not one of this controller's"):
         controller.add_task(replace(other.task("force_left_foot"), name="foreign_force"))
     with pytest.raises(ConfigError, match="frame of task 'reach' must be a non-empty string"):
@@ -395,7 +395,7 @@ def test_the_core_checks_every_size_and_index():
         """
         from wbc_layer import _core
         sim = WBCSimulation()
-        controller = WholeBodyController(sim.robot, default_controller_config(backend="compiled"))
+        controller = WholeBodyController(sim.robot, HUBO_LITE.controller_config(backend="compiled"))
         core, index = controller.compiled.core, controller.compiled.task_index
         empty = np.zeros(0)
         calls = {

@@ -19,7 +19,7 @@ import pytest
 
 import humanoid_env  # noqa: F401  (registers the envs)
 from humanoid_env.envs.rendering import SceneRenderer
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.scenarios import ContactSwitchScenario
 from wbc_layer import FramePositionTask, WholeBodyController, _core
 from wbc_layer.controller import ControllerCopyError
@@ -96,14 +96,31 @@ def assert_same_state(env_a, env_b) -> None:
 _OBJECTS = (mujoco.MjModel, mujoco.MjData, pin.Model, pin.Data, np.random.Generator)
 
 
+def _slots(obj) -> list[str]:
+    """The ``__slots__`` names of ``obj``'s class and its bases (a slotted object has no ``__dict__``:
+    the references' ``PointReference``, ``ContactReference``, ``TaskReference``); none for a class
+    with its own ``==`` (a path: its slots are lazy caches), which is compared by it."""
+    if isinstance(obj, type) or type(obj).__eq__ is not object.__eq__:
+        return []
+    return [name for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ()) if name not in ("__dict__", "__weakref__")]
+
+
+def _attributes(obj) -> dict:
+    """``obj``'s state: its ``__dict__`` and its slots that are set, without the cached views."""
+    state = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
+    state.update({name: getattr(obj, name) for name in _slots(obj) if hasattr(obj, name)})
+    return {k: v for k, v in state.items() if k not in VIEW_CACHES}
+
+
 def state_differences(a, b, path: str = "env", seen: dict | None = None) -> list[str]:
     """Where two object graphs differ: every attribute, entry and array, walked in step (MuJoCo
     data by its public arrays, wall-clock timers left out; a generator by its state; pinocchio
-    objects by their ``==``; the compiled core, opaque, skipped). Empty when they agree."""
+    objects by their ``==``; slotted objects by their slots; the compiled core, opaque, skipped).
+    Empty when they agree."""
     seen = {} if seen is None else seen  # (id(a), id(b)) -> (a, b) of the objects walked (kept alive)
     if isinstance(a, (_core.Controller, _core.EiquadprogSolver)):  # opaque (the solver holds no state)
         return []
-    if isinstance(a, (dict, list, tuple, deque, *_OBJECTS)) or hasattr(a, "__dict__"):
+    if isinstance(a, (dict, list, tuple, deque, *_OBJECTS)) or hasattr(a, "__dict__") or _slots(a):
         if (id(a), id(b)) in seen:
             return []
         seen[id(a), id(b)] = (a, b)
@@ -131,8 +148,8 @@ def state_differences(a, b, path: str = "env", seen: dict | None = None) -> list
         return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in state_differences(x, y, f"{path}[{i}]", seen)]
     if isinstance(a, types.MethodType):
         return [] if a.__func__ is b.__func__ else [path]
-    if hasattr(a, "__dict__") and not isinstance(a, type):
-        state_a, state_b = ({k: v for k, v in vars(x).items() if k not in VIEW_CACHES} for x in (a, b))
+    if (hasattr(a, "__dict__") or _slots(a)) and not isinstance(a, type):
+        state_a, state_b = (_attributes(x) for x in (a, b))
         if state_a.keys() != state_b.keys():
             return [f"{path}: attributes"]
         return [d for k in state_a for d in state_differences(state_a[k], state_b[k], f"{path}.{k}", seen)]
@@ -278,7 +295,7 @@ def _tick_inputs(robot, bridge, mj_data, rng, n):
 
 @pytest.mark.parametrize(("backend", "qp_solver"), [("compiled", "eiquadprog"), ("compiled", "daqp"), ("python", "eiquadprog")])
 def test_a_copied_controller_rebuilds_its_core_from_its_tasks_and_contacts(robot, bridge, mj_data, backend, qp_solver):
-    controller = WholeBodyController(robot, default_controller_config(backend=backend, qp_solver=qp_solver))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend, qp_solver=qp_solver))
     # changes made after construction, which a core built from the config alone would miss
     hand = FramePositionTask("hand", 10.0, kp=50.0, kd=10.0, frame=controller.torso_task.frame)
     controller.add_task(hand)
@@ -306,7 +323,7 @@ def test_a_copied_controller_rebuilds_its_core_from_its_tasks_and_contacts(robot
 
 
 def test_a_task_copied_alone_is_held_by_no_core(robot, bridge, mj_data):
-    controller = WholeBodyController(robot, default_controller_config(backend="compiled"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="compiled"))
     q, v = _tick_inputs(robot, bridge, mj_data, np.random.default_rng(1), 1)[0]
     before = controller.compute(q, v).tau
     loose = copy.deepcopy(controller.com_task)
@@ -317,14 +334,14 @@ def test_a_task_copied_alone_is_held_by_no_core(robot, bridge, mj_data):
 
 def test_a_shallow_copy_of_a_controller_is_refused(robot):
     """It would share the tasks, whose writes would then feed the copy's core, not the original's."""
-    controller = WholeBodyController(robot, default_controller_config(backend="compiled"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="compiled"))
     with pytest.raises(ControllerCopyError, match="copy.deepcopy"):
         copy.copy(controller)
     assert controller.com_task._listener.__self__ is controller.compiled  # still the original's core
 
 
 def test_a_compiled_tick_alone_cannot_be_pickled(robot):
-    controller = WholeBodyController(robot, default_controller_config(backend="compiled"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="compiled"))
     with pytest.raises(TypeError, match="copy or pickle the WholeBodyController"):
         pickle.dumps(controller.compiled)
 
@@ -335,11 +352,11 @@ def test_the_sim_bridge_and_contact_sensor_keep_their_buffers_linked():
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
     copied = pickle.loads(pickle.dumps(env))
-    for obj, buffer, view in ((copied.bridge, "_rotation", "_rotation_T"), (copied.sensor, "_wrench", "_force_in_frame")):
+    for obj, buffer, view in ((copied.bridge, "_rotation", "_rotation_T"), (copied.plant.sensor, "_wrench", "_force_in_frame")):
         assert np.shares_memory(getattr(obj, buffer), getattr(obj, view))
     q, v = env.bridge.to_pinocchio(env.data.qpos, env.data.qvel)
     q2, v2 = copied.bridge.to_pinocchio(copied.data.qpos, copied.data.qvel)
     assert q.tobytes() == q2.tobytes() and v.tobytes() == v2.tobytes()
-    forces, forces2 = env.sensor.measure(env.data), copied.sensor.measure(copied.data)
+    forces, forces2 = env.plant.sensor.measure(env.data), copied.plant.sensor.measure(copied.data)
     assert math.isfinite(forces["left_foot"][2]) and forces["left_foot"][2] > 10.0  # [N] standing on it
     assert same(forces, forces2)

@@ -80,7 +80,7 @@ def test_every_noise_has_an_upper_bound_above_the_presets(name):
     with pytest.raises(ValueError, match=rf"estimation: {name} must be a number in \[0, {limit:g}\]"):
         HumanoidBalanceEnv(estimation={name: limit * 1.01})
     assert (
-        getattr(HumanoidBalanceEnv(estimation={name: limit}).estimator.settings, name) == limit
+        getattr(HumanoidBalanceEnv(estimation={name: limit}).pipeline.sensors.settings, name) == limit
     )  # the bound is allowed
 
 
@@ -96,7 +96,7 @@ def test_every_randomisation_range_has_an_upper_bound_above_the_presets(name):
         assert getattr(preset, name)[1] * 2 <= limit, name
     with pytest.raises(ValueError, match=rf"^randomise: {name} must satisfy 0.0 <= lo <= hi <= {limit}"):
         HumanoidBalanceEnv(randomise={name: (1.0, limit * 1.01)})
-    assert getattr(HumanoidBalanceEnv(randomise={name: (1.0, limit)}).plant.ranges, name) == (1.0, limit)
+    assert getattr(HumanoidBalanceEnv(randomise={name: (1.0, limit)}).plant.randomiser.ranges, name) == (1.0, limit)
 
 
 # -- non-finite state, estimate, torques: the episode ends; reset raises ------------------------------
@@ -106,12 +106,13 @@ import numpy as np, gymnasium as gym, humanoid_env
 env = gym.make("{env_id}", action_mode="{mode}", estimation="moderate", push_magnitude_n=(0.0, 0.0))
 u = env.unwrapped
 env.reset(seed=0)
-estimator = u.estimator
+estimator = u.pipeline.sensors
 update = estimator.update
 def poisoned(data):  # from t = 0.05 s on, the estimate's base angular velocity is NaN
-    update(data)
+    new = update(data)
     if data.time >= 0.05:
         estimator.qvel[u.bridge.root_dof + 4] = math.nan
+    return new
 estimator.update = poisoned
 ctrl_finite, steps, start = True, 0, time.perf_counter()
 for steps in range(1, 11):
@@ -147,7 +148,7 @@ def test_nonfinite_torques_end_the_episode_and_never_reach_the_simulation():
     env = HumanoidBalanceEnv(action_mode="torque", **NO_PUSH)
     obs0, _ = env.reset(seed=0)
     torques = env.actuation.torques
-    env.actuation.torques = lambda e, a: (np.full(e.na, np.nan), *torques(e, a)[1:])
+    env.actuation.torques = lambda qpos, qvel, a: (np.full(env.plant.na, np.nan), *torques(qpos, qvel, a)[1:])
     ctrl_before = env.data.ctrl.copy()
     obs, reward, terminated, _, info = env.step(np.zeros(env.action_space.shape))
     assert terminated and info["termination"] == "nonfinite_torques" and info["fell"]
@@ -159,13 +160,14 @@ def test_nonfinite_torques_end_the_episode_and_never_reach_the_simulation():
 def test_reset_raises_rather_than_return_a_nonfinite_observation():
     """Before, reset() returned the observation of a non-finite estimate as it was (inf or NaN)."""
     env = HumanoidBalanceEnv(estimation="moderate", **NO_PUSH)
-    update = env.estimator.update
+    update = env.pipeline.sensors.update
 
     def poisoned(data):
-        update(data)
-        env.estimator.qvel[env.bridge.joint_dof[0]] = math.inf
+        new = update(data)
+        env.pipeline.sensors.qvel[env.bridge.joint_dof[0]] = math.inf
+        return new
 
-    env.estimator.update = poisoned
+    env.pipeline.sensors.update = poisoned
     with pytest.raises(
         NonFiniteStateError,
         match=r"reset\(\): the initial state is not finite \(observation blocks \['joint_velocities', 'com_velocity'\]",
@@ -209,8 +211,8 @@ def test_boolean_keywords_accept_only_booleans(name, value):
 def test_numpy_booleans_are_booleans():
     env = HumanoidBalanceEnv(reference_feedforward=np.bool_(False), contact_guard=np.True_, **NO_PUSH)
     env.reset(seed=0)
-    assert env.guard is not None  # np.True_: the guard's default settings
-    np.testing.assert_array_equal(env.wbc_com_reference, env.com_nominal)  # no feedforward: the nominal CoM
+    assert env.actuation.guard is not None  # np.True_: the guard's default settings
+    np.testing.assert_array_equal(env.task.standing.wbc_com_reference, env.com_nominal)  # no feedforward: the nominal CoM
     assert HumanoidSeesawEnv(push_lateral=np.False_).config["push_lateral"] is np.False_
 
 

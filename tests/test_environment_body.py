@@ -119,16 +119,16 @@ def test_invalid_parameters_are_rejected():
 
 
 def _feet_on(body_name: str):
-    from humanoid_env.robot_config import foot_contacts
+    from humanoid_env.robots.hubo_lite import HUBO_LITE
 
-    return tuple(dataclasses.replace(c, on_body=body_name) for c in foot_contacts())
+    return tuple(dataclasses.replace(c, on_body=body_name) for c in HUBO_LITE.foot_contacts())
 
 
 def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, backend):
     """The robot standing on a (virtual) board under its soles: the QP's solution satisfies the
     robot's dynamics, the board's dynamics with the feet's reaction wrenches, and the feet move
     with the board's surface ..."""
-    from humanoid_env.robot_config import default_controller_config
+    from humanoid_env.robots.hubo_lite import HUBO_LITE
     from wbc_layer import WholeBodyController
     from wbc_layer.qp_builder import contact_jacobians
 
@@ -136,7 +136,7 @@ def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, 
     robot.update(q, v)
     sole_z = robot.frame_placement("left_sole").translation[2]
     board = SeesawBody("seesaw", MASS, COM, INERTIA, RADIUS, origin=(0.03, 0.0, sole_z - 0.02))
-    config = default_controller_config(contacts=_feet_on("seesaw"), backend=backend)
+    config = HUBO_LITE.controller_config(contacts=_feet_on("seesaw"), backend=backend)
     controller = WholeBodyController(robot, config, bodies=[board])
     controller.com_task.set_reference(robot.com + [0.0, 0.02, 0.0])
     result = controller.compute(q, v, body_states={"seesaw": (np.array([0.05]), np.array([0.3]))})
@@ -165,19 +165,19 @@ def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, 
 
 
 def test_contact_on_an_unknown_body_is_rejected(robot):
-    from humanoid_env.robot_config import default_controller_config
+    from humanoid_env.robots.hubo_lite import HUBO_LITE
     from wbc_layer import WholeBodyController
 
     with pytest.raises(ConfigError, match="unknown environment body 'seesaw'"):
-        WholeBodyController(robot, default_controller_config(contacts=_feet_on("seesaw")))
+        WholeBodyController(robot, HUBO_LITE.controller_config(contacts=_feet_on("seesaw")))
 
 
 def test_compute_needs_the_body_state(mj_data, robot, bridge, backend):
-    from humanoid_env.robot_config import default_controller_config
+    from humanoid_env.robots.hubo_lite import HUBO_LITE
     from wbc_layer import WholeBodyController
 
     board = SeesawBody("seesaw", MASS, COM, INERTIA, RADIUS, origin=(0.0, 0.0, 0.0))
-    controller = WholeBodyController(robot, default_controller_config(contacts=_feet_on("seesaw"), backend=backend), bodies=[board])
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(contacts=_feet_on("seesaw"), backend=backend), bodies=[board])
     with pytest.raises(ConfigError, match=r"needs body_states for the environment bodies \['seesaw'\]"):
         controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
 
@@ -204,8 +204,8 @@ def test_board_model_matches_mujoco_with_the_robot_standing_on_it():
         env.reset(seed=episode)
         for _ in range(int(rng.integers(5, 40))):
             env.step(rng.uniform(-0.2, 0.2, 4))
-        board = env.make_seesaw_body()
-        board.update(*env.board_state())
+        board = env.task.make_seesaw_body()
+        board.update(*env.task.board_state(*env.pipeline.state(data)))
         generalized, wrench = 0.0, np.zeros(6)
         for i in range(data.ncon):
             contact = data.contact[i]

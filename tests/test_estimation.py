@@ -61,7 +61,7 @@ def test_off_is_the_code_before_the_estimator(name):
     for key, tolerance in TOLERANCES.items():
         assert deviation[key] <= tolerance, (key, deviation[key])
     env = gym.make(ENVS[name])
-    assert env.unwrapped.estimator is None and env.unwrapped.actuation_delay is None
+    assert env.unwrapped.pipeline.sensors is None and env.unwrapped.actuation_delay is None
     assert "estimate" not in env.reset(seed=0)[1]
 
 
@@ -98,16 +98,17 @@ def test_same_seed_same_trajectory_and_the_env_draws_are_those_without_estimatio
 
 # -- delays ------------------------------------------------------------------------------------
 def _recording_controller(env):
-    """Wrap ``_compute_wbc`` and the torque output: per physics step, the controller's (q, v), the
-    true (q, v) at that moment, the torque computed and the torque sent to MuJoCo."""
+    """Wrap the controller's tick (``env.actuation.compute``) and the torque output: per physics
+    step, the controller's (q, v), the true (q, v) at that moment, the torque computed and the
+    torque sent to MuJoCo."""
     u = env.unwrapped
     log = {"seen": [], "true": [], "computed": [], "applied": []}
-    compute, to_ctrl = u._compute_wbc, u.bridge.torques_to_ctrl
+    compute, to_ctrl = u.actuation.compute, u.bridge.torques_to_ctrl
 
-    def compute_wbc(q, v):
+    def compute_wbc(q, v, body_states=None):
         log["seen"].append(np.concatenate([q, v]))
         log["true"].append(np.concatenate(u.bridge.to_pinocchio(u.data.qpos, u.data.qvel)))
-        result = compute(q, v)
+        result = compute(q, v, body_states)
         log["computed"].append(result.tau.copy())
         return result
 
@@ -115,7 +116,7 @@ def _recording_controller(env):
         log["applied"].append(np.array(tau))
         to_ctrl(tau, ctrl)
 
-    u._compute_wbc, u.bridge.torques_to_ctrl = compute_wbc, torques_to_ctrl
+    u.actuation.compute, u.bridge.torques_to_ctrl = compute_wbc, torques_to_ctrl
     return log
 
 
@@ -244,10 +245,11 @@ def test_seesaw_board_state_carries_the_base_roll_error():
     env = gym.make("HumanoidWBCSeesaw-v0", estimation={"base_rpy_bias_rad": 0.05, "base_angular_velocity_bias_radps": 0.05})
     env.reset(seed=0)
     u = env.unwrapped
-    (tilt,), (rate,) = u.board_state()
-    assert tilt - u.board_angle() == pytest.approx(u.estimator.rpy_error[0], abs=1e-12)
-    assert rate - u.board_rate() == pytest.approx(u.estimator.angular_velocity_error[0], abs=1e-12)
-    assert abs(u.estimator.rpy_error[0]) > 1e-4
+    sensors = u.pipeline.sensors
+    (tilt,), (rate,) = u.task.board_state(*u.pipeline.state(u.data))  # of the state the controller sees
+    assert tilt - u.task.board_angle() == pytest.approx(sensors.rpy_error[0], abs=1e-12)
+    assert rate - u.task.board_rate() == pytest.approx(sensors.angular_velocity_error[0], abs=1e-12)
+    assert abs(sensors.rpy_error[0]) > 1e-4
 
 
 def test_combines_with_plant_randomisation():

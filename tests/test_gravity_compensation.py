@@ -6,10 +6,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import FOOT_HALF_LENGTH, FOOT_HALF_WIDTH
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import FootContact, gravity_compensation
 from wbc_layer.gravity_compensation import double_support_pseudo_inverse, single_support_closed_form
 
+#: The CoP rectangle the controller keeps [m] (half length, half width).
+FOOT_HALF_LENGTH, FOOT_HALF_WIDTH = HUBO_LITE.cop_half_sizes()
 #: Static balance residual allowed [N, N m]: the QP is solved to 1e-10.
 STATIC_TOL = 1e-6
 #: Constraint-row violation allowed [N or N m]: solver tolerance.

@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
 from wbc_layer.joint_limits import ACCELERATION_CAP, JointLimits
 
@@ -31,7 +31,7 @@ def test_bounds_are_a_critically_damped_approach_and_finite():
 def _drive_elbow_past_its_range(backend: str, horizon_s: float, steps: int = 500) -> tuple[float, float]:
     """The left elbow's posture target at +0.5 rad, 0.5 rad beyond its range end (0): returns the
     largest elbow angle [rad] and the largest force of MuJoCo's joint-limit constraint [N m]."""
-    sim = WBCSimulation(config=default_controller_config(backend=backend, joint_limit_horizon_s=horizon_s))
+    sim = WBCSimulation(config=HUBO_LITE.controller_config(backend=backend, joint_limit_horizon_s=horizon_s))
     j = sim.robot.joint_names.index("left_elbow")
     q, _ = sim.state()
     target = q[7:].copy()
@@ -65,7 +65,7 @@ def test_standing_far_from_every_range_end_the_rows_change_nothing(backend):
     problem holds 2 na more rows."""
     results = {}
     for horizon in (0.05, 0.0):
-        sim = WBCSimulation(config=default_controller_config(backend=backend, joint_limit_horizon_s=horizon))
+        sim = WBCSimulation(config=HUBO_LITE.controller_config(backend=backend, joint_limit_horizon_s=horizon))
         for _ in range(100):
             sim.step()
         results[horizon] = (sim.state(), sim.controller.last_problem.G.shape[0])
@@ -78,7 +78,7 @@ def test_both_backends_build_and_solve_the_same_rows_at_a_range_end():
     """Ticks of the compiled controller with the elbow held at its range end (its joint-limit row
     active) against the Python reference on the same state: the same QP, joint rows included (to
     1e-11 relative), and the same torques (1e-8 N m: both solves exact)."""
-    sim = WBCSimulation(config=default_controller_config(joint_limit_horizon_s=0.05))
+    sim = WBCSimulation(config=HUBO_LITE.controller_config(joint_limit_horizon_s=0.05))
     controller = sim.controller
     j = sim.robot.joint_names.index("left_elbow")
     q, _ = sim.state()

@@ -11,7 +11,7 @@ from wbc_layer import QPLayout
 
 CASES = [
     # (nv, contacts, environment bodies)
-    (29, (("left_foot", 6), ("right_foot", 6)), ()),  # standing: 41 variables (DESIGN.md)
+    (29, (("left_foot", 6), ("right_foot", 6)), ()),  # standing: 41 variables (docs/qp.md)
     (29, (("left_foot", 6), ("right_foot", 6), ("right_hand", 3)), ()),  # the wall
     (29, (("left_foot", 6), ("right_foot", 6)), (("seesaw", 1),)),  # the seesaw's tilt
     (18, (("a", 3), ("b", 6), ("c", 3)), (("board", 1), ("cart", 2))),

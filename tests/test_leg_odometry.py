@@ -21,7 +21,7 @@ import pytest
 
 import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.envs.odometry import LegOdometry
-from humanoid_env.robot_config import SEESAW_SLIDE_JOINT, SEESAW_TILT_JOINT
+from humanoid_env.robots.scene_constants import SEESAW_SLIDE_JOINT, SEESAW_TILT_JOINT
 
 BIAS_ONLY = {"base_linear_velocity_bias_mps": 0.05, "bias_time_constant_s": 60.0}
 TOLERANCE_MPS = 0.005  # a tenth of the bias's std (module docstring)
@@ -58,16 +58,16 @@ def test_on_a_rocking_board_the_feet_see_only_the_velocity_error():
     mujoco.mj_kinematics(m, d)
     mujoco.mj_comPos(m, d)
     omega, origin_velocity = np.array([0.5, 0.0, 0.0]), np.array([0.0, 0.1, 0.0])
-    board = u.seesaw_body_id
+    board = u.task.seesaw_body_id
     d.qvel[:] = 0.0
     d.qvel[m.joint(SEESAW_TILT_JOINT).dofadr[0]] = omega[0]
     d.qvel[m.joint(SEESAW_SLIDE_JOINT).dofadr[0]] = origin_velocity[1]
-    root, base = u.bridge.root_dof, u.root_body
+    root, base = u.bridge.root_dof, u.plant.root_body
     rigid = origin_velocity + np.cross(omega, d.xpos[base] - d.xpos[board])
     error = np.array([0.03, -0.02, 0.01])
     d.qvel[root : root + 3] = rigid + error
     d.qvel[root + 3 : root + 6] = d.xmat[base].reshape(3, 3).T @ omega  # MuJoCo: body axes
-    odometry = LegOdometry(m, root, 1e-9, u._odometry_feet)  # gain 1 - exp(-2e6) = 1
+    odometry = LegOdometry(m, root, 1e-9, u.actuation.supporting_feet)  # gain 1 - exp(-2e6) = 1
     qvel = d.qvel.copy()
     odometry.correct(d, qvel)
     assert np.allclose(odometry.correction, error, atol=1e-12)
@@ -78,12 +78,12 @@ def test_only_supporting_feet_count():
     env = gym.make("HumanoidWBC-v0", estimation="moderate", leg_odometry_s=1.0)
     env.reset(seed=0)
     u = env.unwrapped
-    assert [site for site, _ in u._odometry_feet()] == u.sole_sites
+    assert [site for site, _ in u.actuation.supporting_feet()] == u.plant.sole_sites
     u.controller.set_contact_active("right_foot", False)
-    assert [site for site, _ in u._odometry_feet()] == u.sole_sites[:1]
+    assert [site for site, _ in u.actuation.supporting_feet()] == u.plant.sole_sites[:1]
     seesaw = gym.make("HumanoidWBCSeesaw-v0", estimation="moderate", leg_odometry_s=1.0).unwrapped
     seesaw.reset(seed=0)
-    assert {body for _, body in seesaw._odometry_feet()} == {seesaw.seesaw_body_id}
+    assert {body for _, body in seesaw.actuation.supporting_feet()} == {seesaw.task.seesaw_body_id}
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_env.robot_config import FLAT_SCENE_XML
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from tests.conftest import random_state
 from tests.model_agreement import com_errors, mass_matrix_and_bias_errors, relative_error, site_errors
 
@@ -51,7 +51,7 @@ def test_site_jacobians_agree(mj_model, mj_data, robot, bridge, site):
 
 def test_forward_dynamics_and_acceleration_bridge_agree(robot, bridge):
     """Without contacts, MuJoCo's qacc equals pinocchio's ABA mapped through the bridge."""
-    model = mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML))
+    model = mujoco.MjModel.from_xml_path(str(HUBO_LITE.scene_path("flat")))
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
     model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER  # qacc of the explicit dynamics
     data = mujoco.MjData(model)

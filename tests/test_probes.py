@@ -20,10 +20,10 @@ def test_center_probe_cancels_the_lateral_com_target():
     try:
         env.reset(seed=0)
         u = env.unwrapped
-        u.com_target = u.com_nominal + np.array([0.0, 0.015, 0.0])
+        u.task.command.com_target.set(u.com_nominal + np.array([0.0, 0.015, 0.0]))
         action = PROBES[SEESAW]["center"][1](u)
         assert action.shape == env.action_space.shape
-        assert action[1] * u.com_offset_low[1] == pytest.approx(0.015)  # -0.375 * -0.04 m
+        assert action[1] * u.task.standing.com_offset_low[1] == pytest.approx(0.015)  # -0.375 * -0.04 m
         assert np.all(action[[0, 2, 3]] == 0.0)
     finally:
         env.close()

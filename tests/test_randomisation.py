@@ -21,8 +21,8 @@ def _model_values(env) -> dict[str, np.ndarray]:
 def test_off_by_default_the_model_is_the_scene_files():
     env = gym.make("HumanoidWBC-v0")
     _, info = env.reset(seed=0)
-    fresh = mujoco.MjModel.from_xml_path(str(env.unwrapped.scene_xml))
-    assert env.unwrapped.plant is None and "randomisation" not in info
+    fresh = mujoco.MjModel.from_xml_path(str(env.unwrapped.plant.scene_xml))
+    assert env.unwrapped.plant.randomiser is None and "randomisation" not in info
     for name, value in _model_values(env).items():
         assert np.array_equal(value, getattr(fresh, name)), name
 
@@ -32,7 +32,7 @@ def test_moderate_draws_stay_in_range_on_the_robot_only():
     nominal = _model_values(env)
     _, info = env.reset(seed=3)
     u, ranges = env.unwrapped, PRESETS["moderate"]
-    links, drawn, m = u.plant.links, info["randomisation"], u.model
+    links, drawn, m = u.plant.randomiser.links, info["randomisation"], u.model
     scale = m.body_mass[links] / nominal["body_mass"][links]
     assert np.all((scale >= 0.9 - 1e-12) & (scale <= 1.1 + 1e-12)) and np.allclose(scale, drawn["link_mass_scale"])
     others = np.setdiff1d(np.arange(m.nbody), links)  # the world and the scene's bodies
@@ -42,8 +42,8 @@ def test_moderate_draws_stay_in_range_on_the_robot_only():
     strength = m.actuator_gear[u.bridge.actuator_ids, 0] / nominal["actuator_gear"][u.bridge.actuator_ids, 0]
     assert np.allclose(strength, drawn["actuator_strength_scale"]) and np.all((strength >= 0.9 - 1e-12) & (strength <= 1.1 + 1e-12))
     # The controller keeps the nominal model: its mass is the scene file's robot mass.
-    assert u.robot.mass == pytest.approx(nominal["body_mass"][links].sum(), abs=1e-9)
-    assert m.body_subtreemass[u.root_body] == pytest.approx(m.body_mass[links].sum())  # mj_setConst ran
+    assert u.actuation.robot.mass == pytest.approx(nominal["body_mass"][links].sum(), abs=1e-9)
+    assert m.body_subtreemass[u.plant.root_body] == pytest.approx(m.body_mass[links].sum())  # mj_setConst ran
 
 
 def test_same_seed_same_draws_and_trajectory_other_seed_other_draws():

@@ -11,6 +11,7 @@ import humanoid_env  # noqa: F401  (registers the environments)
 from humanoid_env.envs.balance import HumanoidBalanceEnv
 from humanoid_env.envs.seesaw import HumanoidSeesawEnv
 from humanoid_env.envs.wall import HumanoidWallEnv
+from humanoid_env.registry import TASKS
 
 #: The ids are a contract (configs, run folders, shipped policies name them), with their classes
 #: and episode lengths [env steps].
@@ -29,13 +30,15 @@ def test_the_ids_and_their_classes_are_as_before():
         assert spec.max_episode_steps == steps
 
 
-def test_pprint_registry_lists_the_three_under_one_heading():
-    """Before: three one-env headings (balance, wall, seesaw), from each entry point's module."""
+def test_pprint_registry_lists_the_registered_tasks_under_one_heading():
+    """Before: three one-env headings (balance, wall, seesaw), from each entry point's module. Now
+    one heading with every registered task (``humanoid_env.registry.TASKS``), the contract ids among them."""
     text = gym.pprint_registry(disable_print=True)
     headings = re.findall(r"^===== (\S+) =====$", text, re.M)
     ours = [h for h in headings if re.search(r"HumanoidWBC\S*-v0", _section(text, h))]
     assert ours == ["humanoid_wbc"], headings
-    assert set(re.findall(r"HumanoidWBC\S*-v0", _section(text, "humanoid_wbc"))) == set(ENVS)
+    listed = set(re.findall(r"HumanoidWBC\S*-v0", _section(text, "humanoid_wbc")))
+    assert listed == set(TASKS) and set(ENVS) <= listed
 
 
 def _section(text: str, heading: str) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401  (registers the environments)
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import ContactConfig, QPSolveError, RobotModel, WholeBodyController
 from wbc_layer.qp_builder import contact_jacobians
 
@@ -30,7 +30,7 @@ def _impossible_controller(robot, bridge, mj_data, backend, qp_solver="proxsuite
     feet = [ContactConfig(f"{s}_foot", f"{s}_sole") for s in ("left", "right")]
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)  # the home keyframe, at rest
     robot.update(q, v)
-    config = default_controller_config(backend=backend, qp_solver=qp_solver).with_overrides(
+    config = HUBO_LITE.controller_config(backend=backend, qp_solver=qp_solver).with_overrides(
         contacts=(*feet, hand), **overrides
     )
     return WholeBodyController(robot, config), (q, v)
@@ -73,7 +73,7 @@ def test_backends_agree_on_a_relaxed_tick(bridge, mj_data):
     (1e-9 of torques of up to ~100 N m)."""
     results = {}
     for backend in ("python", "compiled"):
-        controller, state = _impossible_controller(RobotModel.from_mjcf(ROBOT_XML), bridge, mj_data, backend)
+        controller, state = _impossible_controller(RobotModel.from_mjcf(HUBO_LITE.mjcf_path()), bridge, mj_data, backend)
         results[backend] = controller.compute(*state)
     python, compiled = results["python"], results["compiled"]
     assert python.relaxed and compiled.relaxed

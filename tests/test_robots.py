@@ -84,14 +84,14 @@ def test_the_env_takes_the_robot_from_its_description():
     for name in FEET:
         contact = env.controller.contact(name)
         assert (contact.half_length, contact.half_width) == (0.05, 0.025)
-    assert env.push_body == env.model.body("pelvis").id
+    assert env.plant.push_body == env.model.body("pelvis").id
     default = gym.make("HumanoidWBC-v0").unwrapped
-    assert default.description is HUBO_LITE and default.push_body == default.model.body("torso").id
+    assert default.description is HUBO_LITE and default.plant.push_body == default.model.body("torso").id
 
 
 def test_wall_surface_is_read_from_the_scene():
     env = gym.make("HumanoidWBCWall-v0").unwrapped
     wall = env.model.geom("wall")
     # the site on the wall's face: the box's centre plus its half thickness, to 1 um
-    assert abs(env.wall_surface_y - (wall.pos[1] + wall.size[1])) < 1e-6
-    assert env.hand_radius == 0.035
+    assert abs(env.task.wall_surface_y - (wall.pos[1] + wall.size[1])) < 1e-6
+    assert env.task.hand_radius == 0.035

@@ -60,10 +60,12 @@ def test_scenario_choice_is_checked():
         make_scenario("CartPole-v1")
     with pytest.raises(EvaluationError, match="--scenario needs --policy scripted"):
         evaluate("HumanoidWBC-v0", "nominal", episodes=1, seed=0, max_steps=2, scenario="ramp")
+    # A scenario needs the wbc actuation: set_scenario refuses it outside wbc mode (the scenarios
+    # no longer see the env, so the refusal moved from the scenario's reset to the env's setter).
     env = gym.make("HumanoidWBC-v0", action_mode="pd")
-    env.unwrapped.set_scenario(ContactSwitchScenario())
     with pytest.raises(ValueError, match="action_mode='wbc'"):
-        env.reset(seed=0)
+        env.unwrapped.set_scenario(ContactSwitchScenario())
+    assert env.unwrapped.scenario is None  # refused: the env keeps its own task
     env.close()
 
 

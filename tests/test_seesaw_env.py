@@ -10,7 +10,7 @@ import pytest
 
 import humanoid_env  # noqa: F401
 from humanoid_env.envs.seesaw import SEESAW_DEFAULTS, LateralPushSchedule, SeesawParameters
-from humanoid_env.robot_config import SEESAW_SCENE_XML
+from humanoid_env.robots.scene_constants import SEESAW_SCENE_XML
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
 MODELS = ["coupled", "rigid"]
@@ -86,9 +86,9 @@ def test_loaded_board_rolls_without_slipping():
     speeds, rates, residuals = [], [], []
     for _ in range(600):
         _, _, terminated, _, _ = env.step(np.zeros(4))
-        speeds.append(np.linalg.norm(contact_point_velocity(u.model, u.data, u.seesaw)))
-        rates.append(abs(u.board_rate()))
-        residuals.append(abs(u.board_rolling_error()))
+        speeds.append(np.linalg.norm(contact_point_velocity(u.model, u.data, u.task.seesaw)))
+        rates.append(abs(u.task.board_rate()))
+        residuals.append(abs(u.task.board_rolling_error()))
         if terminated:
             break
     assert max(rates) > 1.0
@@ -148,7 +148,7 @@ def test_feet_forces_are_measured_on_the_board():
 
 def test_pushes_are_lateral_with_both_signs():
     env = make(seesaw_model="rigid")
-    pushes = env.unwrapped.pushes
+    pushes = env.unwrapped.plant.pushes
     assert isinstance(pushes, LateralPushSchedule)
     rng = np.random.default_rng(0)
     pushes.reset(rng, 0.0)
@@ -158,7 +158,7 @@ def test_pushes_are_lateral_with_both_signs():
     low, high = SEESAW_DEFAULTS["push_magnitude_n"]
     assert np.all((np.abs(forces[:, 1]) >= low) & (np.abs(forces[:, 1]) <= high))
     assert (forces[:, 1] > 0).any() and (forces[:, 1] < 0).any()
-    fixed = make(seesaw_model="rigid", push_direction_deg=0.0).unwrapped.pushes
+    fixed = make(seesaw_model="rigid", push_direction_deg=0.0).unwrapped.plant.pushes
     assert not isinstance(fixed, LateralPushSchedule)  # a given direction is used as given
     env.close()
 
@@ -168,7 +168,7 @@ def test_coupled_controller_models_the_board_from_the_mjcf():
     _, info = env.reset(seed=0)
     u = env.unwrapped
     board = u.controller.bodies["seesaw"]
-    p = u.seesaw
+    p = u.task.seesaw
     assert board.mass == p.mass and board.radius == p.radius
     np.testing.assert_array_equal(board.com, p.com)
     np.testing.assert_array_equal(board.origin, p.origin)
@@ -194,8 +194,8 @@ def test_policy_offset_enters_the_board_law_as_a_position_only():
     u = env.unwrapped
     assert u.config["com_offset_filter_s"] == 0.1
     env.step(np.array([0.0, 0.5, 0.0, 0.0]))
-    assert u.com_offset[1] > 1e-3 and u.com_offset_velocity[1] > 0.0  # the reference moves
-    assert u._reference_velocity == 0.0 and u._reference_acceleration == 0.0
+    assert u.task.standing.com_offset[1] > 1e-3 and u.task.standing.com_offset_velocity[1] > 0.0  # the reference moves
+    assert u.task.board_shaper.reference_velocity == 0.0 and u.task.board_shaper.reference_acceleration == 0.0
     env.close()
 
 
@@ -209,10 +209,10 @@ def test_board_tilt_action_offsets_the_law_through_the_low_pass():
     u = env.unwrapped
     env.step(np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
     share = 1.0 - (1.0 - u.dt_physics / 0.1) ** u.frame_skip
-    assert u.board_offset == pytest.approx(0.05 * share, abs=1e-12)
+    assert u.task.board_shaper.offset == pytest.approx(0.05 * share, abs=1e-12)
     for _ in range(25):  # 0.5 s = 5 time constants: within 1 % of the goal
         env.step(np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
-    assert u.board_offset == pytest.approx(0.05, rel=0.01)
+    assert u.task.board_shaper.offset == pytest.approx(0.05, rel=0.01)
     env.close()
 
 

@@ -80,7 +80,7 @@ def test_sine_reference_and_the_pushes_of_the_push_scenario():
     env.reset(seed=0)
     for _ in range(10):
         _, _, _, _, info = env.step(np.zeros(4))
-    pushes = env.unwrapped.pushes
+    pushes = env.unwrapped.plant.pushes
     assert info["pushes_total"] == 1 and pushes.starts == [pytest.approx(0.1)]
     np.testing.assert_allclose(pushes.force, [0.0, 100.0, 0.0], atol=1e-9)
     assert pushes.end - pushes.starts[0] == pytest.approx(0.01)

@@ -12,7 +12,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import FLAT_SCENE_XML, SEESAW_SCENE_XML, SEESAW_TILT_JOINT
+from humanoid_env.robots.hubo_lite import HUBO_LITE
+from humanoid_env.robots.scene_constants import SEESAW_SCENE_XML, SEESAW_TILT_JOINT
 from humanoid_env.sim_bridge import BridgeError, SimBridge
 
 TORQUE_TOL = 1e-9  # [N m]
@@ -27,7 +28,7 @@ def _applied(model, data, bridge) -> np.ndarray:
 def _shuffled_scene() -> mujoco.MjModel:
     """The flat scene with its actuators in reverse order and a different gear on each
     (ctrlrange rescaled so that the torque limits stay the same)."""
-    spec = mujoco.MjSpec.from_file(str(FLAT_SCENE_XML))
+    spec = mujoco.MjSpec.from_file(str(HUBO_LITE.scene_path("flat")))
     actuators = [(a.name, a.target, float(a.gear[0]), np.array(a.ctrlrange)) for a in spec.actuators]
     for actuator in list(spec.actuators):
         spec.delete(actuator)
@@ -40,7 +41,7 @@ def _shuffled_scene() -> mujoco.MjModel:
 
 @pytest.mark.parametrize("scene", ["flat", "shuffled"])
 def test_torques_reach_their_joints_divided_by_the_gear(robot, scene):
-    model = mujoco.MjModel.from_xml_path(str(FLAT_SCENE_XML)) if scene == "flat" else _shuffled_scene()
+    model = mujoco.MjModel.from_xml_path(str(HUBO_LITE.scene_path("flat"))) if scene == "flat" else _shuffled_scene()
     data = mujoco.MjData(model)
     bridge = SimBridge(model, robot.joint_names)
     if scene == "shuffled":  # the test would be weaker if the shuffle did not happen

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401
-from humanoid_env.robot_config import CONTROLLER_FRICTION
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 
 NO_PUSH = {"push_magnitude_n": (0.0, 0.0)}
 HAND = "right_hand"
@@ -37,11 +37,11 @@ def test_episode_starts_with_feet_flat_and_hand_on_the_wall():
         u = env.unwrapped
         assert info["hand_in_contact"] and info["hand_force_n"] > 1.0
         assert info["contact_forces"][HAND][1] > 1.0  # the wall pushes +y on the hand
-        for foot, site in zip(("left_foot", "right_foot"), u.sole_sites, strict=True):
+        for foot, site in zip(("left_foot", "right_foot"), u.plant.sole_sites, strict=True):
             assert info["contact_forces"][foot][2] > 10.0  # touching
             assert abs(u.data.site_xpos[site][2]) < 0.003  # sole on the floor
             assert u.data.site_xmat[site][8] > 0.999  # flat
-        assert u.tilt() < 0.05
+        assert u.plant.tilt() < 0.05
         assert np.all(np.abs(u.data.qvel) < 1e-9)
     env.close()
 
@@ -106,7 +106,7 @@ def test_controlled_hand_force_tracks_target_in_qp_and_never_pulls():
             assert normal == pytest.approx(target, abs=tolerance)
         else:  # infeasible (pull on the wall, or above the maximum): held at the bound
             assert normal == pytest.approx(expected, abs=1e-6)
-        assert tangential <= CONTROLLER_FRICTION * normal + 1e-6
+        assert tangential <= HUBO_LITE.controller_friction * normal + 1e-6
     env.close()
 
 

@@ -6,12 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_env.robot_config import (
-    CONTROLLER_FRICTION,
-    FOOT_HALF_LENGTH,
-    FOOT_HALF_WIDTH,
-    default_controller_config,
-)
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from tests.conftest import standing_state
 from wbc_layer import (
     ContactConfig,
@@ -22,6 +17,8 @@ from wbc_layer import (
 )
 from wbc_layer.qp_builder import contact_jacobians
 
+#: The CoP rectangle the controller keeps [m] (half length, half width).
+FOOT_HALF_LENGTH, FOOT_HALF_WIDTH = HUBO_LITE.cop_half_sizes()
 #: Dynamics residual allowed on every row of M qdd + h = S^T tau + J^T f [N, N m] (target: 1e-8).
 DYNAMICS_TOL = 1e-8
 #: Inequality violation allowed [N, N m]: the solver's absolute tolerance is 1e-9.
@@ -71,7 +68,7 @@ def _demanding_tick(mj_model, mj_data, bridge, controller, seed):
 @pytest.mark.parametrize("seed", range(5))
 def test_every_inequality_row_holds(mj_model, mj_data, bridge, controller, seed):
     """Every row of the QP holds, checked on the problem's rows and, independently of them, against
-    the physics they encode: the force inside the friction pyramid of CONTROLLER_FRICTION, the CoP
+    the physics they encode: the force inside the friction pyramid of HUBO_LITE.controller_friction, the CoP
     inside the FOOT_HALF_LENGTH x FOOT_HALF_WIDTH rectangle, the torques inside the actuator
     limits. The references are demanding enough that on every state at least one CoP row and one
     friction row of a loaded foot, and one torque-limit row, are active: the rows bind."""
@@ -91,9 +88,9 @@ def test_every_inequality_row_holds(mj_model, mj_data, bridge, controller, seed)
         fx, fy, fz, mx, my, _ = result.contact_forces[name]
         assert fz >= -ROW_TOL  # unilateral [N]
         # Pyramid with n facets inscribed in the cone |f_t| <= mu f_z (thesis chapter *Modeling of a humanoid robot*), and the cone itself.
-        facets = CONTROLLER_FRICTION * np.cos(np.pi / n) * fz - (np.cos(angles) * fx + np.sin(angles) * fy)
+        facets = HUBO_LITE.controller_friction * np.cos(np.pi / n) * fz - (np.cos(angles) * fx + np.sin(angles) * fy)
         assert np.all(facets >= -ROW_TOL), f"{name}: force outside the friction pyramid by {-facets.min()} N"
-        assert np.hypot(fx, fy) <= CONTROLLER_FRICTION * fz + ROW_TOL, f"{name}: force outside the cone"
+        assert np.hypot(fx, fy) <= HUBO_LITE.controller_friction * fz + ROW_TOL, f"{name}: force outside the cone"
         # CoP (-m_y / f_z, m_x / f_z) inside the rectangle, written without dividing by f_z [N m].
         cop = np.array([FOOT_HALF_LENGTH * fz - abs(my), FOOT_HALF_WIDTH * fz - abs(mx)])
         assert np.all(cop >= -ROW_TOL), f"{name}: CoP outside the sole by {-cop.min()} N m (moment)"
@@ -121,7 +118,7 @@ def test_supporting_contacts_are_braked_at_the_contact_damping(mj_model, mj_data
     standing_state(mj_model, mj_data, np.random.default_rng(11))
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)
-    controller = WholeBodyController(robot, default_controller_config(backend=backend, contact_damping=damping))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend=backend, contact_damping=damping))
     result = controller.compute(q, v)
     for contact in controller.contacts.values():
         velocity = contact.jacobian(controller.robot) @ controller.robot.v
@@ -148,7 +145,7 @@ def test_impossible_force_target_without_friction_is_reported_as_failure(mj_mode
                          friction_coefficient=0.0, min_normal_force=500.0)
     feet = [ContactConfig(f"{s}_foot", f"{s}_sole", friction_coefficient=0.0) for s in ("left", "right")]
     robot.update(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
-    config = default_controller_config(backend=backend).with_overrides(contacts=(*feet, hand), contact_slack_weight=0.0)
+    config = HUBO_LITE.controller_config(backend=backend).with_overrides(contacts=(*feet, hand), contact_slack_weight=0.0)
     controller = WholeBodyController(robot, config)
     with pytest.raises(QPSolveError, match="infeasible|max_iter") as failure:
         controller.compute(*bridge.to_pinocchio(mj_data.qpos, mj_data.qvel))
@@ -197,7 +194,7 @@ def test_the_three_solvers_solve_the_same_problem(mj_model, mj_data, robot, brid
     robot.update(q, v)
     results = {}
     for solver in ("eiquadprog", "proxsuite", "daqp"):
-        controller = WholeBodyController(robot, default_controller_config(qp_solver=solver, backend=backend))
+        controller = WholeBodyController(robot, HUBO_LITE.controller_config(qp_solver=solver, backend=backend))
         controller.com_task.set_reference(robot.com + [0.01, 0.0, 0.0])
         results[solver] = controller.compute(q, v)
         assert np.abs(_dynamics_residual(controller, results[solver])).max() < DYNAMICS_TOL

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
 from wbc_layer import RobotModel, WholeBodyController
 
@@ -44,11 +44,11 @@ def torques_for(states: dict[str, np.ndarray], force_targets: dict[str, float] |
     """(N, na) torques, each state solved by a fresh DAQP controller (no warm-start history);
     ``force_targets``: contact name -> normal-force target [N] (weight 1e-2) set on each."""
     config = {"qp_solver": "daqp", **config}
-    robot = RobotModel.from_mjcf(ROBOT_XML)
+    robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
     out = []
     for q, v, reference in zip(states["q"], states["v"], states["com_reference"], strict=True):
         robot.update(q, v)
-        controller = WholeBodyController(robot, default_controller_config(**config))
+        controller = WholeBodyController(robot, HUBO_LITE.controller_config(**config))
         controller.com_task.set_reference(reference)
         for name, target in (force_targets or {}).items():
             controller.set_force_target(name, target, weight=1e-2)

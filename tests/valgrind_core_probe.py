@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_env.robot_config import ROBOT_XML, default_controller_config
+from humanoid_env.robots.hubo_lite import HUBO_LITE
 from wbc_layer import ConfigError, RobotModel, WBCError, WholeBodyController
 
 
 def main() -> None:
-    robot = RobotModel.from_mjcf(ROBOT_XML)
+    robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
     q, v = robot.q.copy(), np.zeros(robot.nv)
     q[2] = 0.8
     robot.update(q, v)
-    controller = WholeBodyController(robot, default_controller_config(backend="compiled"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="compiled"))
     core, index = controller.compiled.core, controller.compiled.task_index
     task = controller.task("force_left_foot")
     controller.set_force_target("left_foot", 100.0)

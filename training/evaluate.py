@@ -46,7 +46,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the environments)
-from humanoid_env.scenarios import Scenario, make_scenario
+from humanoid_env.scenarios import SCENARIOS, Scenario, make_scenario
 from training import jsonio
 from training.config import ALGOS, check_env_id
 from training.metrics import metrics_for, summarise
@@ -464,8 +464,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--plot", type=Path, default=None, help="PNG of the first episode (CoM, forces)")
     parser.add_argument(
         "--scenario", default=None,
-        help="with --policy scripted: HumanoidWBC-v0: ramp (default) | abrupt; HumanoidWBCWall-v0: lean (default); "
-        "HumanoidWBCSeesaw-v0: push (default) | sine",
+        help="with --policy scripted: " + "; ".join(
+            f"{env_id}: " + " | ".join([f"{default} (default)", *others]) for env_id, (default, *others) in SCENARIOS.items()
+        ),
     )  # fmt: skip
     parser.add_argument(
         "--trust-pickle", action="store_true",

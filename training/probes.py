@@ -36,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the env ids)
+from humanoid_env.registry import check_task_ids
 from training import jsonio
 from training.evaluate import evaluate
 from training.metrics import summarise
@@ -54,7 +55,8 @@ def _zero(env) -> np.ndarray:
 def _lateral_offset(env, offset_y: float) -> np.ndarray:
     """Action moving the CoM reference by ``offset_y`` [m] laterally (clipped to the action range)."""
     action = np.zeros(env.action_space.shape)
-    scale = env.com_offset_high[1] if offset_y >= 0 else -env.com_offset_low[1]
+    standing = env.task.standing  # the CoM offset's decoder: its bounds [m]
+    scale = standing.com_offset_high[1] if offset_y >= 0 else -standing.com_offset_low[1]
     env.actuation.blocks(action)["com_offset"][1] = np.clip(offset_y / scale, -1.0, 1.0)
     return action
 
@@ -62,21 +64,22 @@ def _lateral_offset(env, offset_y: float) -> np.ndarray:
 def _lateral_capture_point_error(env) -> float:
     """``xi - xi_target`` laterally [m]: the capture points ([`wbc_layer.seesaw_law.lateral_capture_point`][wbc_layer.seesaw_law.lateral_capture_point]) of
     the CoM and of the task's target, with the board-tilt law's ``omega``."""
-    omega = env.board_law.omega
-    xi = lateral_capture_point(float(env.com()[1]), float(env.com_velocity()[1]), omega)
-    return xi - lateral_capture_point(float(env.com_target[1]), float(env.com_target_velocity[1]), omega)
+    omega = env.task.board_law.omega
+    target = env.task.command.com_target
+    xi = lateral_capture_point(float(env.com()[1]), float(env.plant.com_velocity()[1]), omega)
+    return xi - lateral_capture_point(float(target.position[1]), float(target.velocity[1]), omega)
 
 
 def _share_on_tilt(gain: float) -> ProbePolicy:
     def probe(env) -> np.ndarray:
         action = np.zeros(env.action_space.shape)
-        env.actuation.blocks(action)["foot_force_share"][0] = np.clip(gain * env.board_angle(), -1.0, 1.0)
+        env.actuation.blocks(action)["foot_force_share"][0] = np.clip(gain * env.task.board_angle(), -1.0, 1.0)
         return action
 
     return probe
 
 
-#: env id -> probe name -> (env keyword overrides, policy).
+#: env id (a registered task: checked at import) -> probe name -> (env keyword overrides, policy).
 PROBES: dict[str, dict[str, tuple[dict[str, Any], ProbePolicy]]] = {
     "HumanoidWBCSeesaw-v0": {
         "nominal": ({}, _zero),
@@ -88,6 +91,7 @@ PROBES: dict[str, dict[str, tuple[dict[str, Any], ProbePolicy]]] = {
         "gain_1.8": ({"board_balance_gain": 1.8}, _zero),
     },
 }
+check_task_ids(PROBES, "training.probes.PROBES")
 
 
 def run_probe(env_id: str, env_kwargs: dict[str, Any], probe: ProbePolicy, episodes: int, seed: int,

@@ -29,16 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from humanoid_env.registry import TASKS, LevelMetric
 from training import jsonio
 from training.comparison import Claim, judge
 from training.snapshots import read_evaluations
 
-#: env id -> (the task metric of the level, its unit's name, scale to that unit).
-LEVEL_METRIC: dict[str, tuple[str, str, float]] = {
-    "HumanoidWBC-v0": ("com_rmse_m", "CoM RMSE [mm]", 1e3),
-    "HumanoidWBCWall-v0": ("hand_force_rmse_n", "hand-force RMSE [N]", 1.0),
-    "HumanoidWBCSeesaw-v0": ("board_angle_rms_rad", "board tilt RMS [mrad]", 1e3),
-}
+#: env id -> (the task metric of the level, its unit's name, scale to that unit): every registered
+#: task's [`level_metric`][humanoid_env.registry.TaskEntry.level_metric] (built from the registry at import).
+LEVEL_METRIC: dict[str, LevelMetric] = {env_id: entry.level_metric for env_id, entry in TASKS.items()}
 #: A snapshot's fall rate may exceed the nominal controller's by this much [falls per episode].
 FALL_TOLERANCE = 0.1
 #: ... and its task metric may be this many times the nominal controller's.
@@ -49,7 +47,7 @@ BUDGETS = (100_000, 300_000, 1_000_000)
 CONFIDENCE = 0.9
 
 
-def level_metric(env_id: str) -> tuple[str, str, float]:
+def level_metric(env_id: str) -> LevelMetric:
     """[`LEVEL_METRIC`][training.sample_efficiency.LEVEL_METRIC] of ``env_id``; ``ValueError`` naming the envs that have one."""
     try:
         return LEVEL_METRIC[env_id.split(":")[-1]]

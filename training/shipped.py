@@ -26,6 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from humanoid_env.registry import check_task_ids
 from training import jsonio
 from training.comparison import Claim, NoisyNominal, OffsetPolicy, judge, rollouts
 from training.evaluate import Policy, load_policy
@@ -43,7 +44,7 @@ from training.run_folder import (
 
 POLICY_ROOT = Path(__file__).resolve().parent.parent / "policies"
 
-#: env id -> what its shipped policy is claimed to do against the nominal controller (zero action),
+#: env id (a registered task) -> what its shipped policy is claimed to do against the nominal controller (zero action),
 #: on paired episodes, judged by [`training.comparison.judge`][training.comparison.judge] (one-sided 95 % bootstrap upper
 #: bounds of candidate - nominal). What each claim means, and why it is this one:
 #:
@@ -110,6 +111,22 @@ TABLE_METRICS: dict[str, tuple[str, ...]] = {
     ),
     "HumanoidWBCSeesaw-v0": ("board_angle_rms_rad", "fell", "pushes_survived", "com_rmse_m", "return"),
 }
+
+
+def _check_tables() -> None:
+    """The tables above name registered tasks only, all the same ones; ``ValueError`` otherwise (at import).
+    That they cover exactly the shipped policies (``policies/``, [`shipped_envs`][training.shipped.shipped_envs]) is
+    ``tests/test_shipped_policies.py``'s check: an installed package has no ``policies/`` folder."""
+    tables = {
+        "CLAIMS": CLAIMS, "CHECK_PROTOCOL": CHECK_PROTOCOL, "CHECK_ENV_KWARGS": CHECK_ENV_KWARGS, "TABLE_METRICS": TABLE_METRICS,
+    }  # fmt: skip
+    for name, table in tables.items():
+        check_task_ids(table, f"training.shipped.{name}")
+        if set(table) != set(CLAIMS):
+            raise ValueError(f"training.shipped.{name} names {sorted(table)}, CLAIMS {sorted(CLAIMS)}: not the same tasks")
+
+
+_check_tables()
 
 #: What a shipped folder keeps of its run besides the model and its statistics.
 _RUN_RECORDS = (CONFIG_FILE, INFO_FILE, COMMAND_FILE)

@@ -1,20 +1,29 @@
 """How an action becomes joint torques: one object per action mode (``wbc``, ``torque``, ``pd``).
 
-Each owns its action size and layout (`Actuation.structure`, the env's
-``action_structure``), names its blocks ([`Actuation.blocks`][humanoid_env.envs.actuation.Actuation.blocks]) and computes the torques of a
-physics step. The env asks it; the env classes hold no branch on the action mode.
+Each owns its action size and layout (`Actuation.structure`, the env's ``action_structure``),
+names its blocks ([`Actuation.blocks`][humanoid_env.envs.actuation.Actuation.blocks]) and computes the
+torques of a physics step from the sensed state: ``torques(qpos, qvel) -> (tau, status, solve
+time)``. The wbc actuation also owns the episode's controller, its
+[`References`][wbc_layer.references.References] and the chain of reference stages that fills them
+(``humanoid_env.envs.decoding``). None of them holds a reference to the env.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import mujoco
 import numpy as np
 
-from wbc_layer import QPSolveError
+from humanoid_env.robots import FEET
+from wbc_layer import QPSolveError, WholeBodyController
+from wbc_layer.contact_guard import ContactGuard
+from wbc_layer.references import References
 
 if TYPE_CHECKING:
-    from humanoid_env.envs.base import HumanoidWBCBaseEnv
+    from humanoid_env.envs.plant import Plant
+    from humanoid_env.envs.task import Task
+    from wbc_layer import RobotModel
 
 #: Status of a physics step whose torques no controller computed.
 OFF = "off"
@@ -38,6 +47,8 @@ class Actuation:
         self.size = sum(self.structure.values())
         offsets = np.cumsum([0, *self.structure.values()])
         self._slices = {name: slice(int(a), int(b)) for name, a, b in zip(self.structure, offsets[:-1], offsets[1:], strict=True)}
+        #: the controller of the episode (wbc mode), else None.
+        self.controller: WholeBodyController | None = None
 
     def blocks(self, action: np.ndarray) -> dict[str, np.ndarray]:
         """``action`` (size,) cut into its named blocks (views)."""
@@ -49,95 +60,199 @@ class Actuation:
             raise ValueError(f"action_mode={self.mode!r} has no action block {block!r}; blocks: {list(self.structure)}")
         return self._slices[block]
 
-    def reset(self, env: HumanoidWBCBaseEnv) -> None:
+    def reset(self) -> None:
         """Prepare an episode (after the state is reset, before the first observation)."""
 
-    def update_references(self, env: HumanoidWBCBaseEnv, dt: float, action: np.ndarray | None) -> None:
+    def update_references(self, context, time: float, dt: float, action: np.ndarray | None) -> None:
         """Turn the action into the controller's references for one physics step of ``dt`` [s]."""
 
-    def torques(self, env: HumanoidWBCBaseEnv, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        """``(tau (na,) [N m], status, solve time [us])`` for the current physics step."""
+    def torques(self, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, str, float]:
+        """``(tau (na,) [N m], status, solve time [us])`` at the sensed state (MuJoCo's layout)."""
         raise NotImplementedError
 
     def step_status(self, fallbacks: int) -> str:
         """``info["wbc_status"]`` of an env step with ``fallbacks`` fallback physics steps."""
         return OFF
 
-    def force_targets(self, env: HumanoidWBCBaseEnv) -> dict[str, float]:
+    def force_targets(self) -> dict[str, float]:
         """Contact name -> normal-force target [N] the controller tracks (none without one)."""
         return {}
 
+    def supporting_contacts(self) -> list[str]:
+        """The feet the controller treats as rigid supporting contacts now (empty without one)."""
+        return []
+
+    def begin_step(self) -> None:
+        """Before an env step's physics steps."""
+
+    #: the largest contact slack of this env step's relaxed QPs (wbc mode) [m/s^2, rad/s^2].
+    step_contact_slack = 0.0
+
 
 class TorqueActuation(Actuation):
-    """``action_mode="torque"``: joint torques, ``action * torque limit`` [N m] (the env's
-    ``torque_max``)."""
+    """``action_mode="torque"``: joint torques, ``action * torque limit`` [N m]."""
 
     mode = "torque"
 
-    def __init__(self, na: int):
-        super().__init__({"joint_torques": na})
+    def __init__(self, torque_max: np.ndarray):
+        super().__init__({"joint_torques": torque_max.size})
+        self.torque_max = torque_max
 
-    def torques(self, env: HumanoidWBCBaseEnv, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        return action * env.torque_max, OFF, 0.0
+    def torques(self, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, str, float]:
+        return action * self.torque_max, OFF, 0.0
 
 
 class PDActuation(Actuation):
     """``action_mode="pd"``: joint targets ``q_home + action * pd_action_scale_rad`` [rad] (clipped
     to the joint ranges) tracked by PD gains proportional to each joint's torque limit
-    (``pd_kp_per_nm``, ``pd_kd_s``), torques clipped to the limits. Reads the env's ``q_home``,
-    joint ranges and ``torque_max`` at each call (the wall env moves its home after settling)."""
+    (``pd_kp_per_nm``, ``pd_kd_s``), torques clipped to the limits. Reads the plant's ``q_home``
+    at each call (the wall task moves its home when it settles)."""
 
     mode = "pd"
 
-    def __init__(self, torque_max: np.ndarray, config: dict[str, Any]):
-        super().__init__({"joint_targets": torque_max.size})
-        self.scale = float(config["pd_action_scale_rad"])
-        self.kp = config["pd_kp_per_nm"] * torque_max
-        self.kd = config["pd_kd_s"] * self.kp
+    def __init__(self, plant, config: Any):
+        super().__init__({"joint_targets": plant.torque_max.size})
+        self.plant = plant
+        self.scale = float(config.pd_action_scale_rad)
+        self.kp = config.pd_kp_per_nm * plant.torque_max
+        self.kd = config.pd_kd_s * self.kp
 
-    def torques(self, env: HumanoidWBCBaseEnv, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        qpos, qvel = env._sensed_state()
-        q = qpos[env.bridge.joint_qpos]
-        qd = qvel[env.bridge.joint_dof]
-        target = np.clip(env.q_home + action * self.scale, env.joint_low, env.joint_high)
+    def torques(self, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, str, float]:
+        plant = self.plant
+        q = qpos[plant.bridge.joint_qpos]
+        qd = qvel[plant.bridge.joint_dof]
+        target = np.clip(plant.q_home + action * self.scale, plant.joint_low, plant.joint_high)
         tau = self.kp * (target - q) - self.kd * qd
-        return np.clip(tau, -env.torque_max, env.torque_max), OFF, 0.0
+        return np.clip(tau, -plant.torque_max, plant.torque_max), OFF, 0.0
 
 
 class WbcActuation(Actuation):
-    """``action_mode="wbc"``: references (the env's ``wbc_action_structure``: CoM offset, force
+    """``action_mode="wbc"``: references (the task's ``wbc_action_structure``: CoM offset, force
     shares, ...) that the whole-body controller turns into torques at every physics step.
 
-    The env decodes the blocks into references; a QP that fails follows
-    the documented fallback (gravity compensation, status ``"fallback"``); a relaxed QP (the
-    contacts gave way) reports ``"relaxed"`` and its slack.
+    At each reset it builds a fresh controller from the task's
+    [`ControllerSetup`][humanoid_env.envs.task.ControllerSetup] (no warm start carried across episodes),
+    its [`References`][wbc_layer.references.References] and, with ``contact_guard``, the contact-loss
+    guard on the feet. Every physics step the reference chain runs (the task's decoders and
+    shapers, the scenario's shaper, the guard) and one write hands the references to the
+    controller. A QP that fails follows the documented fallback (gravity compensation, status
+    ``"fallback"``); a relaxed QP (the contacts gave way) reports ``"relaxed"`` and its slack.
+
+    Args:
+        task: the task (its controller setup and reference stages).
+        plant: the plant (the guard's measurements, the feet's sites).
+        wbc: the ``WbcConfig``.
+        robot: the controller's robot model.
     """
 
     mode = "wbc"
     drives_controller = True
 
-    def reset(self, env: HumanoidWBCBaseEnv) -> None:
-        env._build_controller()
-        env._build_guard()
+    def __init__(self, task: Task, plant: Plant, wbc: Any, robot: RobotModel):
+        super().__init__(task.wbc_action_structure)
+        self.task, self.plant, self.wbc, self.robot = task, plant, wbc, robot
+        self.guard: ContactGuard | None = None
+        self.references: References | None = None
+        #: the scenario's shaper (``Scenario.update_controller``), or None.
+        self.scenario = None
+        self.setup = None
 
-    def update_references(self, env: HumanoidWBCBaseEnv, dt: float, action: np.ndarray | None) -> None:
-        env._update_references(dt, action)
-        if env.guard is not None and dt > 0:
-            env.update_guard(dt)
+    def reset(self) -> None:
+        setup = self.task.controller_setup(self.robot, self.wbc)
+        self.setup = setup
+        q_home, v_zero = self.plant.home_pinocchio()
+        setup.robot.update(q_home, v_zero)
+        if setup.bodies:
+            self.controller = WholeBodyController(setup.robot, setup.config, bodies=list(setup.bodies))
+        else:
+            self.controller = WholeBodyController(setup.robot, setup.config)
+        if setup.posture_kp is not None:
+            self.controller.posture_task.kp = setup.posture_kp
+        self.body_states = setup.body_states
+        self.on_result = setup.on_result
+        self.references = References.for_controller(self.controller, setup.tasks)
+        settings = self.wbc.contact_guard
+        self.guard = ContactGuard(self.references, FEET, settings) if settings else None
+        self.step_contact_slack = 0.0
 
-    def torques(self, env: HumanoidWBCBaseEnv, action: np.ndarray) -> tuple[np.ndarray, str, float]:
-        q, v = env.bridge.to_pinocchio(*env._sensed_state())
+    def add_tasks(self, tasks) -> None:
+        """Add ``tasks`` (a scenario's) to the episode's controller and to its references."""
+        for task in tasks:
+            self.controller.add_task(task)
+        extra = References.for_controller(self.controller, [task.name for task in tasks])
+        self.references.tasks.update(extra.tasks)
+
+    def update_references(self, context, time: float, dt: float, action: np.ndarray | None) -> None:
+        references = self.references
+        for stage in self.task.reference_chain:
+            stage.update(references, context, action, dt)
+        if dt > 0:
+            if self.scenario is not None:
+                self.scenario.update_controller(references, context, time, dt)
+            if self.guard is not None:
+                forces = self.plant.contact_forces()
+                self.guard.update(dt, self.plant.sole_tilts(self.task.support_normal(), forces))
+        references.evaluate(time)
+        references.write(self.controller)
+
+    def compute(self, q: np.ndarray, v: np.ndarray, body_states=None):
+        """One controller tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may
+        raise ``QPSolveError``); ``body_states``: the environment bodies' sensed states, if any.
+
+        `torques` calls it through the instance, so a benchmark may instrument every tick by
+        setting ``actuation.compute`` to a wrapper of the same signature."""
+        if body_states is None:
+            return self.controller.compute(q, v)
+        return self.controller.compute(q, v, body_states=body_states)
+
+    def torques(self, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, str, float]:
+        q, v = self.plant.bridge.to_pinocchio(qpos, qvel)
+        bodies = None if self.body_states is None else self.body_states(qpos, qvel)
         try:
-            result = env._compute_wbc(q, v)
+            result = self.compute(q, v, bodies)
         except QPSolveError:  # compute() updated the controller's model at (q, v) before failing
-            return env.controller.gravity_compensation_torques(), "fallback", 0.0
+            return self.controller.gravity_compensation_torques(), "fallback", 0.0
+        if self.on_result is not None:
+            self.on_result(result)
         if result.relaxed:  # the rigid-contact QP had no solution; the contacts gave way
-            env._step_contact_slack = max(env._step_contact_slack, result.contact_slack_norm)
+            self.step_contact_slack = max(self.step_contact_slack, result.contact_slack_norm)
             return result.tau, "relaxed", float(result.solve_time_us)
         return result.tau, "solved", float(result.solve_time_us)
+
+    def begin_step(self) -> None:
+        self.step_contact_slack = 0.0
 
     def step_status(self, fallbacks: int) -> str:
         return "fallback" if fallbacks else "solved"
 
-    def force_targets(self, env: HumanoidWBCBaseEnv) -> dict[str, float]:
-        return env._force_targets()
+    def force_targets(self) -> dict[str, float]:
+        targets = {}
+        for stage in self.task.reference_chain:
+            targets.update(stage.force_targets())
+        return targets
+
+    def supporting_contacts(self) -> list[str]:
+        if self.controller is None:
+            return []
+        return [name for name in FEET if self.controller.contact(name).active]
+
+    def supporting_feet(self) -> list[tuple[int, int]]:
+        """``(sole site id, id of the body it stands on)`` of each supporting foot (leg odometry's need)."""
+        feet = []
+        for name in self.supporting_contacts():
+            on_body = self.controller.contact(name).on_body
+            body = 0 if on_body is None else mujoco.mj_name2id(self.plant.model, mujoco.mjtObj.mjOBJ_BODY, on_body)
+            feet.append((self.plant.sole_sites[FEET.index(name)], body))
+        return feet
+
+
+def controller_tick(plant, controller: WholeBodyController) -> np.ndarray:
+    """One physics step of ``plant`` under ``controller`` at the exact state (no estimate, no
+    delay, no fallback: a ``QPSolveError`` propagates); returns the torques (na,) [N m]. The
+    closed loop a task runs on its own (the wall's settling)."""
+    d = plant.data
+    q, v = plant.bridge.to_pinocchio(d.qpos, d.qvel)
+    tau = controller.compute(q, v).tau
+    plant.bridge.torques_to_ctrl(tau, d.ctrl)
+    plant.step()
+    return tau

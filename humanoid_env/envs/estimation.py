@@ -15,7 +15,7 @@ joints later still. The env keyword ``estimation`` (None, ``"moderate"``, ``"har
   the base linear velocity (base axes [m/s]), the base angular velocity (base axes [rad/s]) and
   the joint velocities [rad/s]; white noise only on the joint positions [rad]. The base position
   and the rest of the scene are exact (delayed), except the joints named as *followers*
-  (the seesaw's board tilt, see [`StateEstimator.add_follower`][humanoid_env.envs.estimation.StateEstimator.add_follower]).
+  (the seesaw's board tilt, see [`SensorModel.add_follower`][humanoid_env.envs.estimation.SensorModel.add_follower]).
 - **Actuation delay** of ``actuation_delay_steps`` = k physics steps ([`ActuationDelay`][humanoid_env.envs.estimation.ActuationDelay]):
   the torque computed at step t is applied at step t + k; for the first k steps of an episode the
   first computed torque is applied.
@@ -25,10 +25,11 @@ sim bridge turns it into the controller's ``(q, v)`` exactly as it does the true
 uses it: the WBC's state (``WholeBodyController.compute``), the seesaw's board state and
 board-tilt law, the pd mode's joint feedback, and the observation. What keeps the true state:
 reward, termination, ``info`` (``info["estimate"]`` holds the estimate's errors, see
-[`StateEstimator.errors`][humanoid_env.envs.estimation.StateEstimator.errors]), the contact and hand-force sensors (force sensing is not
+[`SensorModel.errors`][humanoid_env.envs.estimation.SensorModel.errors]), the contact and hand-force sensors (force sensing is not
 modelled). Off by default: nothing is drawn and every env behaves bit for bit as without it.
 With ``leg_odometry_s`` (wbc mode) the supporting feet correct the estimate's base linear velocity
-before anything uses it ([`humanoid_env.envs.odometry`][humanoid_env.envs.odometry]).
+before anything uses it: an estimator stage of the state pipeline ([`humanoid_env.envs.odometry`][humanoid_env.envs.odometry],
+[`humanoid_env.envs.state`][humanoid_env.envs.state]).
 
 Random numbers come from a generator spawned at each reset from the env's ``np_random``
 (``Generator.spawn``, which draws nothing from the parent): the same seed gives the same
@@ -84,7 +85,6 @@ import mujoco
 import numpy as np
 
 from humanoid_env.envs.kwargs import is_bool, keyword_error, resolve_preset
-from humanoid_env.envs.odometry import LegOdometry
 
 #: The largest standard deviation accepted for each noise and bias of [`StateEstimation`][humanoid_env.envs.estimation.StateEstimation]
 #: (the field's unit: rad, m/s, rad/s). Each is 17-40 times the ``"hard"`` preset's and still an
@@ -270,8 +270,11 @@ class ActuationDelay:
         return self._queue.popleft()
 
 
-class StateEstimator:
-    """The estimated state of a scene, at the physics rate.
+class SensorModel:
+    """The sensors' view of a scene at the physics rate: the true state, late, noisy and biased.
+
+    The plant's side of the state pipeline (``humanoid_env.envs.state``): what the robot's
+    sensors report, before any estimator stage of the robot's software (leg odometry) corrects it.
 
     Args:
         model: the MuJoCo scene.
@@ -281,7 +284,7 @@ class StateEstimator:
         joint_dof: (na,) their addresses in ``qvel``.
         settings: what to model.
 
-    Call [`reset`][humanoid_env.envs.estimation.StateEstimator.reset] at each reset and [`update`][humanoid_env.envs.estimation.StateEstimator.update] once per physics step with the true state
+    Call [`reset`][humanoid_env.envs.estimation.SensorModel.reset] at each reset and [`update`][humanoid_env.envs.estimation.SensorModel.update] once per physics step with the true state
     (a second call at the same ``data.time`` keeps the estimate: the observation after the last
     physics step and the controller at the next one see the same estimate). `qpos` (nq,)
     and `qvel` (nv,) are then the estimate in MuJoCo's layout (``qvel``'s base linear
@@ -313,10 +316,8 @@ class StateEstimator:
         self.angular_velocity_error = np.zeros(3)
         self._time: float | None = None
         self._rng: np.random.Generator | None = None
+        #: the estimate's kinematics (filled by the state pipeline, see ``humanoid_env.envs.state``).
         self.data = mujoco.MjData(model)
-        self._kinematics_time: float | None = None
-        #: corrects the base linear velocity with the supporting feet (None: off); set by the env.
-        self.odometry: LegOdometry | None = None
 
     def add_follower(self, qpos_index: int, dof_index: int, axis: int) -> None:
         """A scene joint whose state is estimated through the robot (the seesaw's board, read from
@@ -329,22 +330,20 @@ class StateEstimator:
         self._rng = rng
         for bias in self.biases.values():
             bias.reset(rng)
-        if self.odometry is not None:
-            self.odometry.reset()
         self.restart(data)
 
     def restart(self, data: mujoco.MjData) -> None:
         """Refill the delay line with ``data``'s state and estimate it again (biases kept)."""
         self.history.reset(data.qpos, data.qvel)
         self._time = None
-        self._kinematics_time = None
         self.update(data)
 
-    def update(self, data: mujoco.MjData) -> None:
-        """The estimate at ``data.time``: delay, then bias and noise (nothing new if already at it)."""
+    def update(self, data: mujoco.MjData) -> bool:
+        """The estimate at ``data.time``: delay, then bias and noise; whether it is new (False if
+        already at that time: nothing drawn)."""
         time = float(data.time)
         if time == self._time:
-            return
+            return False
         if self._time is not None:
             self.history.push(data.qpos, data.qvel)
             for bias in self.biases.values():
@@ -375,29 +374,7 @@ class StateEstimator:
         for qpos_index, dof_index, axis in self.followers:
             self.qpos[qpos_index] += self.rpy_error[axis]
             self.qvel[dof_index] += self.angular_velocity_error[axis]
-        if self.odometry is not None:  # corrects the velocity now, before anything reads it
-            self._compute_kinematics()
-
-    def kinematics(self) -> mujoco.MjData:
-        """`data` at the estimate with positions, CoMs and velocities computed (``mj_kinematics``,
-        ``mj_comPos``, ``mj_comVel``; no contacts): for the CoM the controller would compute."""
-        if self._kinematics_time != self._time:
-            self._compute_kinematics()
-        return self.data
-
-    def _compute_kinematics(self) -> None:
-        """`data`'s kinematics at this step's estimate; with [`odometry`][humanoid_env.envs.estimation.StateEstimator.odometry], the velocity is
-        corrected in between (it needs the positions; the CoM velocity needs the corrected
-        velocity). Once per step: [`update`][humanoid_env.envs.estimation.StateEstimator.update] calls it with odometry, [`kinematics`][humanoid_env.envs.estimation.StateEstimator.kinematics] otherwise."""
-        d = self.data
-        d.qpos[:] = self.qpos
-        mujoco.mj_kinematics(self.model, d)
-        mujoco.mj_comPos(self.model, d)
-        if self.odometry is not None:
-            self.odometry.correct(d, self.qvel)
-        d.qvel[:] = self.qvel
-        mujoco.mj_comVel(self.model, d)
-        self._kinematics_time = self._time
+        return True
 
     def errors(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         """The estimate minus the true state ``data`` (delay included) -- ``info["estimate"]``:
@@ -424,7 +401,6 @@ class StateEstimator:
             "joint_position_error_rad": self.qpos[self.joint_qpos] - data.qpos[self.joint_qpos],
             "joint_velocity_error_radps": self.qvel[self.joint_dof] - data.qvel[self.joint_dof],
             "bias": {name: bias.value.copy() for name, bias in self.biases.items()},
-            **({"leg_odometry_correction_mps": self.odometry.correction.copy()} if self.odometry is not None else {}),
         }
 
     def describe(self) -> dict[str, Any]:
@@ -435,3 +411,8 @@ class StateEstimator:
 def _white(rng: np.random.Generator, std: float, size: int) -> np.ndarray:
     """``size`` draws of N(0, std^2), or zeros (and no draw) when ``std`` is 0."""
     return rng.normal(0.0, std, size) if std > 0 else np.zeros(size)
+
+
+#: The former name of [`SensorModel`][humanoid_env.envs.estimation.SensorModel] (it models the sensors, not an
+#: estimator); kept one release.
+StateEstimator = SensorModel

@@ -44,7 +44,9 @@ def leg_odometry_time_constant(value) -> float | None:
 
 
 class LegOdometry:
-    """The low-passed base-velocity error seen by the supporting feet (module docstring).
+    """The low-passed base-velocity error seen by the supporting feet (module docstring): an
+    estimator stage of the state pipeline ([`humanoid_env.envs.state`][humanoid_env.envs.state]), turned on by
+    the ``leg_odometry_s`` keyword; it needs ``"supporting_feet"`` (the controller's).
 
     Args:
         model: the MuJoCo scene.
@@ -56,6 +58,9 @@ class LegOdometry:
     [`correct`][humanoid_env.envs.odometry.LegOdometry.correct] runs once per physics step on the estimate; `correction` (3,) is the
     velocity [m/s] it subtracted last, world axes (held while no foot supports).
     """
+
+    #: what the stage needs from the env (checked when the state pipeline is assembled).
+    needs = ("supporting_feet",)
 
     def __init__(
         self, model: mujoco.MjModel, root_dof: int, time_constant_s: float,
@@ -71,6 +76,10 @@ class LegOdometry:
     def reset(self) -> None:
         """Forget the correction (a new episode: a new bias)."""
         self.correction = np.zeros(3)
+
+    def diagnostics(self) -> dict[str, np.ndarray]:
+        """``{"leg_odometry_correction_mps": (3,)}``: the correction [m/s], world axes."""
+        return {"leg_odometry_correction_mps": self.correction.copy()}
 
     def correct(self, data: mujoco.MjData, qvel: np.ndarray) -> None:
         """Update the correction from the estimate and subtract it from ``qvel``'s base linear velocity.

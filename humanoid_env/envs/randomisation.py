@@ -14,7 +14,7 @@ Presets (``randomise="moderate"`` / ``"hard"``), after what published sim-to-rea
   friction between 0.5 and 1.25: ``"hard"`` takes +-20 % for masses and strength, +-50 % for
   joint damping and armature (the terms closest to their motor friction and inertia), and
   friction from 0.4 (below their lower end: our controller assumes 0.7, see
-  ``humanoid_env.robot_config.CONTROLLER_FRICTION``) to 1.0 (the scene's).
+  the robot description's ``controller_friction``) to 1.0 (the scene's).
 - *Learning to Walk in Minutes Using Massively Parallel Deep Reinforcement Learning* (Rudin et al.,
   CoRL 2021) trains with friction in [0.5, 1.25] and a base mass changed by up to 1 kg (about 3 %
   of our 37.4 kg): ``"moderate"`` keeps half of ``"hard"``'s spreads (+-10 % masses and strength,

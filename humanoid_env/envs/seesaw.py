@@ -1,4 +1,10 @@
-"""``HumanoidWBCSeesaw-v0``: balance on a seesaw whose curved underside rolls on the ground (*iCub Balancing on a Seesaw*)."""
+"""``HumanoidWBCSeesaw-v0``: balance on a seesaw whose curved underside rolls on the ground (*iCub Balancing on a Seesaw*).
+
+The task module: [`SeesawTask`][humanoid_env.envs.seesaw.SeesawTask] (config
+[`SeesawTaskConfig`][humanoid_env.envs.configs.SeesawTaskConfig]), its board-tilt shaper, the board's
+parameters read from MuJoCo, the lateral pushes, and the env class
+[`HumanoidSeesawEnv`][humanoid_env.envs.seesaw.HumanoidSeesawEnv], whose docstring is the env's spec.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +14,29 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.balance import BALANCE_DEFAULTS, HumanoidBalanceEnv
-from humanoid_env.envs.base import clip_scalar, low_pass_gain
-from humanoid_env.envs.kwargs import check_bool, check_choice, check_scalar
+from humanoid_env.envs.balance import BALANCE_DEFAULTS, BalanceTask, HumanoidBalanceEnv
+from humanoid_env.envs.configs import BOARD_TARGET_SHARE, SEESAW_MODELS, SeesawTaskConfig
+from humanoid_env.envs.decoding import ReferenceStage
+from humanoid_env.envs.numerics import clip_scalar, low_pass_gain
 from humanoid_env.envs.pushes import PushSchedule
-from humanoid_env.robot_config import (
+from humanoid_env.envs.task import ControllerSetup
+from humanoid_env.robots.scene_constants import (
     SEESAW_BODY,
     SEESAW_ROLLING_EQUALITY,
     SEESAW_SLIDE_JOINT,
     SEESAW_TILT_JOINT,
 )
-from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody, WholeBodyController
+from wbc_layer import BoardTiltLaw, ControllerConfig, SeesawBody
 
-SEESAW_MODELS = ("coupled", "rigid")
+__all__ = [
+    "BOARD_TARGET_SHARE", "JOINT_LIMIT_HORIZON_S", "SEESAW_DEFAULTS", "SEESAW_MODELS", "BoardTiltShaper", "HumanoidSeesawEnv",
+    "LateralPushSchedule", "SeesawParameters", "SeesawTask",
+]  # fmt: skip
+
 #: the coupled controller's board-tilt task.
 _REST_TASK = f"rest_{SEESAW_BODY}"
-#: The board-tilt target stays within this share of ``max_board_tilt_rad`` (a margin below termination).
-BOARD_TARGET_SHARE = 0.9
+#: the coupled controller's board-tilt task.
+_REST_TASK = f"rest_{SEESAW_BODY}"
 #: The seesaw's controller has no joint-limit rows (``ControllerConfig.joint_limit_horizon_s``
 #: = 0; the other envs' default is 0.05 s): the ankles' roll range (+-0.4 rad) is close to the
 #: board's tilt (up to 0.35 rad), and the rows brake an ankle while the board still turns under
@@ -119,6 +131,222 @@ class SeesawParameters:
         )
 
 
+class BoardTiltShaper(ReferenceStage):
+    """The coupled controller's board-tilt target (see
+    [`SeesawTask.board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]), plus the
+    policy's offset from the action block ``board_tilt`` (``a * board_tilt_action_rad``,
+    low-passed with ``com_offset_filter_s``), clipped to 0.9 ``max_board_tilt_rad``, written
+    into the board's rest task."""
+
+    def __init__(self, task: SeesawTask, filter_s: float, block: slice | None):
+        self.task, self.filter_s, self.block = task, filter_s, block
+        self.reset()
+
+    def reset(self) -> None:
+        self.target = 0.0
+        self.offset = 0.0
+        self.reference_velocity = 0.0
+        self.reference_acceleration = 0.0
+
+    def update(self, references, context, action, dt: float) -> None:
+        # The task's (smooth) target only: the policy's offset enters the law as a position.
+        velocity = context.command.com_target.velocity[1]
+        if dt > 0:
+            self.reference_acceleration = (velocity - self.reference_velocity) / dt
+        self.reference_velocity = velocity
+        if action is not None and self.block is not None:
+            self._update_offset(float(action[self.block.start]), dt)
+        limit = self.task.board_target_limit
+        self.target = clip_scalar(self.task.board_balance_target(context, self) + self.offset, -limit, limit)
+        references.tasks[_REST_TASK].target[0] = self.target
+
+    def _update_offset(self, action: float, dt: float) -> None:
+        """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
+        ``com_offset_filter_s`` (as the CoM offset; the board task's stiffness would pass a step on)."""
+        goal = clip_scalar(action, -1.0, 1.0) * self.task.config.board_tilt_action_rad
+        self.offset += low_pass_gain(dt, self.filter_s) * (goal - self.offset)
+
+
+class SeesawTask(BalanceTask):
+    """Balance on the seesaw: the balance task's CoM target, the board kept level (see
+    [`HumanoidSeesawEnv`][humanoid_env.envs.seesaw.HumanoidSeesawEnv])."""
+
+    env_id = "HumanoidWBCSeesaw-v0"
+    name = "seesaw"
+    scene = "seesaw"
+    config_type = SeesawTaskConfig
+    observation_structure = {"board": 2}
+
+    @property
+    def wbc_action_structure(self) -> dict[str, int]:
+        """HumanoidWBC-v0's blocks, plus ``board_tilt`` (1, ``a[4]``: the board-tilt offset) with
+        ``board_tilt_action_rad`` > 0."""
+        extra = {"board_tilt": 1} if self.config.board_tilt_action_rad > 0 else {}
+        return {**super().wbc_action_structure, **extra}
+
+    def pushes(self, default: PushSchedule) -> PushSchedule:
+        """Lateral pushes (+y or -y) with ``push_lateral`` and no fixed direction; else ``default``."""
+        if self.config.push_lateral and default.direction_deg is None:
+            return LateralPushSchedule(
+                magnitude_n=default.magnitude_n, duration_s=default.duration_s, interval_s=default.interval_s, direction_deg=None
+            )
+        return default
+
+    # -- construction ----------------------------------------------------------------------
+    def prepare(self, plant, robot, wbc):
+        model = plant.model
+        self.seesaw = SeesawParameters.from_model(model)
+        self.seesaw_model: str = self.config.seesaw_model
+        self._tilt_qpos = int(model.joint(SEESAW_TILT_JOINT).qposadr[0])
+        self._tilt_dof = int(model.joint(SEESAW_TILT_JOINT).dofadr[0])
+        self._slide_qpos = int(model.joint(SEESAW_SLIDE_JOINT).qposadr[0])
+        self.seesaw_body_id = int(model.body(SEESAW_BODY).id)
+        #: The coupled controller's board-tilt law ([`board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]), on the
+        #: controller's model of the board.
+        self.board_law = BoardTiltLaw(
+            gain=float(self.config.board_balance_gain), com_height_m=float(plant.com_nominal[2]), limit_rad=self.board_target_limit
+        )
+        self._law_board = self.make_seesaw_body()
+        self.board_acceleration_pred = 0.0
+        self._com_filter_s = wbc.com_offset_filter_s
+        return super().prepare(plant, robot, wbc)
+
+    def reference_stages(self, wbc, blocks: dict[str, slice]) -> tuple[list, list]:
+        self.board_shaper = BoardTiltShaper(self, wbc.com_offset_filter_s, blocks.get("board_tilt"))
+        return [], [self.board_shaper] if self.seesaw_model == "coupled" else []
+
+    def configure_sensors(self, sensors) -> None:
+        """The board's tilt is estimated through the robot ([`board_state`][humanoid_env.envs.seesaw.SeesawTask.board_state])."""
+        sensors.add_follower(self._tilt_qpos, self._tilt_dof, axis=0)
+
+    @property
+    def board_target_limit(self) -> float:
+        """Bound of the board-tilt target [rad]: ``BOARD_TARGET_SHARE`` (0.9) ``max_board_tilt_rad``."""
+        return BOARD_TARGET_SHARE * self.config.max_board_tilt_rad
+
+    def make_seesaw_body(self):
+        """The controller's model of the board (``wbc_layer.SeesawBody``), from the MuJoCo model."""
+        p = self.seesaw
+        return SeesawBody(
+            name=SEESAW_BODY, mass=p.mass, com=p.com, inertia=p.inertia, radius=p.radius, origin=p.origin,
+            damping=float(self.config.seesaw_damping_nms),
+        )  # fmt: skip
+
+    def controller_config(self, wbc) -> ControllerConfig:
+        """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``); no
+        joint-limit rows ([`JOINT_LIMIT_HORIZON_S`][humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S]) unless the robot's description sets
+        ``joint_limit_horizon_s`` in its ``controller_overrides``."""
+        config = super().controller_config(wbc)
+        if "joint_limit_horizon_s" not in self.description.controller_overrides:
+            config = config.with_overrides(joint_limit_horizon_s=JOINT_LIMIT_HORIZON_S)
+        if self.seesaw_model == "coupled":
+            cfg = self.config
+            contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in self.description.foot_contacts())
+            config = config.with_overrides(
+                contacts=contacts, com_weight=cfg.coupled_com_weight, body_rest_weight=cfg.board_task_weight,
+                body_rest_kp=cfg.board_task_kp, body_rest_kd=cfg.board_task_kd,
+            )  # fmt: skip
+        return config
+
+    def controller_setup(self, robot, wbc) -> ControllerSetup:
+        """The coupled model: the board as an environment body the feet stand on, its sensed
+        state handed to every tick ([`board_state`][humanoid_env.envs.seesaw.SeesawTask.board_state]) and its predicted
+        acceleration read back; the rigid model: the balance env's controller."""
+        self.board_acceleration_pred = 0.0
+        if self.seesaw_model != "coupled":
+            return ControllerSetup(self.controller_config(wbc), robot)
+        return ControllerSetup(
+            self.controller_config(wbc), robot, bodies=(self.make_seesaw_body(),), tasks=(_REST_TASK,),
+            body_states=self._body_states, on_result=self._read_prediction,
+        )  # fmt: skip
+
+    def _body_states(self, qpos: np.ndarray, qvel: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return {SEESAW_BODY: self.board_state(qpos, qvel)}
+
+    def _read_prediction(self, result) -> None:
+        self.board_acceleration_pred = float(result.body_accelerations[SEESAW_BODY][0])
+
+    # -- the board ------------------------------------------------------------------------
+    def board_angle(self, d: mujoco.MjData | None = None) -> float:
+        """Tilt ``theta`` of the board about +x [rad] (of ``d``: the simulator's data by default)."""
+        return float((self.plant.data if d is None else d).qpos[self._tilt_qpos])
+
+    def board_rate(self, d: mujoco.MjData | None = None) -> float:
+        """Tilt rate [rad/s]."""
+        return float((self.plant.data if d is None else d).qvel[self._tilt_dof])
+
+    def support_normal(self) -> np.ndarray:
+        """(3,) the board's top-face normal, world axes (the contact-loss guard measures the soles'
+        tilt against it)."""
+        return self.plant.data.xmat[self.seesaw_body_id].reshape(3, 3)[:, 2].copy()
+
+    def board_rolling_error(self) -> float:
+        """Residual of the rolling equality ``y + R theta`` [m] (0 when rolling exactly)."""
+        return float(self.plant.data.qpos[self._slide_qpos] + self.seesaw.radius * self.board_angle())
+
+    def board_balance_target(self, context, shaper: BoardTiltShaper) -> float:
+        """The coupled controller's board-tilt target [rad]: [`wbc_layer.BoardTiltLaw`][wbc_layer.seesaw_law.BoardTiltLaw] (a
+        capture-point law on the board's contact line, ``board_balance_gain`` = 1.5, clipped to 0.9
+        ``max_board_tilt_rad``) at the robot's CoM (as the controller senses it) and the WBC's CoM
+        reference ``y_ref`` (task target plus the policy's offset), with ``y_ref_d`` and ``y_ref_dd``
+        the task target's only.
+
+        Why the offset enters as a position only: it moves in steps at every env step (rate
+        limited, low-passed by ``com_offset_filter_s``), so its derivatives jump; fed forward they
+        moved the line by metres in one tick. Measured (``y`` action ~ N(0, 0.1), 4 episodes,
+        seeds 1000-1003, default pushes): 4 falls (the earliest after 2.8 s) with the offset's
+        derivatives fed forward and no filter, 2 without them and with the 0.1 s filter; the
+        nominal controller (zero action) falls in 1.
+        """
+        com, com_velocity = context.sensed_com()
+        return self.board_law.target(
+            self._law_board, float(com[1]), float(com_velocity[1]), float(self.standing.wbc_com_reference[1]),
+            shaper.reference_velocity, shaper.reference_acceleration,
+        )
+
+    def board_state(self, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(s, s_dot)`` of the board for the controller: ``([theta] [rad], [theta_dot] [rad/s])``
+        of the sensed state ``qpos`` (nq,), ``qvel`` (nv,).
+
+        With ``estimation`` it is estimated too, delayed like the robot's state, with no noise of
+        its own: a robot on a seesaw has no sensor on the board; it knows the board's tilt through
+        its feet standing flat on it, i.e. from its base orientation estimate and its leg joints.
+        So the board's estimate carries the base orientation error about x (the board's axis) and
+        the base angular-velocity error about x (``SensorModel.add_follower``; to first order,
+        the robot facing +x; the leg joints' position noise is left out).
+        """
+        return np.array([float(qpos[self._tilt_qpos])]), np.array([float(qvel[self._tilt_dof])])
+
+    # -- observation, reward, termination, info -------------------------------------------
+    def task_observation(self, d: mujoco.MjData, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {"board": np.array([self.board_angle(d), self.board_rate(d)])}
+
+    def fallen(self) -> bool:
+        return super().fallen() or abs(self.board_angle()) > self.config.max_board_tilt_rad
+
+    def reward_terms(self, fell, nonfinite, action, previous, effort) -> dict[str, float]:
+        terms = super().reward_terms(fell, nonfinite, action, previous, effort)
+        cfg = self.config
+        if nonfinite:
+            terms["board_level"] = 0.0
+        else:
+            terms["board_level"] = cfg.reward_board_level * float(np.exp(-((self.board_angle() / cfg.board_level_sigma_rad) ** 2)))
+        return terms
+
+    def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
+        info = super().info(nonfinite, drives_controller)
+        finite = not nonfinite
+        info.update({
+            "board_angle_rad": self.board_angle() if finite else float("nan"),
+            "board_rate_radps": self.board_rate() if finite else float("nan"),
+            "board_acceleration_pred": self.board_acceleration_pred,
+            "board_rolling_error_m": self.board_rolling_error() if finite else float("nan"),
+            "board_target_rad": float(self.board_shaper.target),
+            "seesaw_model": self.seesaw_model,
+        })  # fmt: skip
+        return info
+
+
 class HumanoidSeesawEnv(HumanoidBalanceEnv):
     """Balance on a seesaw (*iCub Balancing on a Seesaw*): keep the board near level and the robot upright while
     tracking a lateral CoM target under lateral pushes at the torso.
@@ -134,7 +362,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     offset ``dy`` tilts the board by about ``-dy / R``.
 
     The policy's CoM offset is low-passed (``com_offset_filter_s`` = 0.1 s; 0 in the other envs)
-    and enters the board-tilt law as a position only ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]).
+    and enters the board-tilt law as a position only ([`board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]).
 
     Everything not listed here is as in [`humanoid_env.envs.balance.HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv]
     (action modes and decoding, physics loop, moving CoM target, fallback, reproducibility, bad
@@ -154,7 +382,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
 
     As HumanoidWBC-v0 (4: CoM offset, foot force share); with ``board_tilt_action_rad`` = A > 0
     (0 by default) a fifth, ``a[4]``: an offset ``a[4] A`` [rad] added to the board-tilt target of
-    the capture-point law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]), low-passed with ``com_offset_filter_s``,
+    the capture-point law ([`board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]), low-passed with ``com_offset_filter_s``,
     the sum clipped to 0.9 ``max_board_tilt_rad``. Zero action is the nominal controller either way.
     Only with ``seesaw_model="coupled"`` (the board task it moves).
 
@@ -203,7 +431,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     The board's state fed to the controller and the observation's ``board`` block are estimated
     too: delayed like the robot's, with the base orientation's roll error and the base angular
     velocity's x error and no noise of their own (the robot knows the board through its feet;
-    [`board_state`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_state]). The board-tilt law uses the CoM of the estimated state.
+    [`board_state`][humanoid_env.envs.seesaw.SeesawTask.board_state]). The board-tilt law uses the CoM of the estimated state.
 
     ## Scripted scenarios (``--policy scripted``, [`humanoid_env.scenarios.seesaw`][humanoid_env.scenarios.seesaw])
 
@@ -214,7 +442,7 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
     ``qp_solver`` (default "eiquadprog", exact: keep an exact solver here; proxsuite's inexact
     solutions made two runs of one seed part within 5 steps on this unstable system), ``seesaw_model``,
     ``seesaw_damping_nms``, the reward and termination keywords above, and the
-    coupled controller's balance law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]): ``board_balance_gain`` = 1.5,
+    coupled controller's balance law ([`board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]): ``board_balance_gain`` = 1.5,
     the board-tilt task's ``board_task_weight`` = 1000, ``board_task_kp`` = 900 [1/s^2],
     ``board_task_kd`` = 60 [1/s], and the CoM task's ``coupled_com_weight`` = 1000 (the
     controller's default; at 1 the posture task let the CoM drift 3.7 mm in x and z during the
@@ -235,215 +463,10 @@ class HumanoidSeesawEnv(HumanoidBalanceEnv):
       applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
       policy was re-checked (``tests/test_shipped_policies.py``); ``info["termination"]``
       (a board tilt past ``max_board_tilt_rad`` is ``"fell"``); stricter keyword checks.
+    - 2026-12-02 (later): HumanoidWBC-v0's entry of that day (the env as composed parts, no change
+      of behaviour: the same fingerprints bit for bit).
     """
 
-    scene = "seesaw"
+    task_type = SeesawTask
     DEFAULTS = SEESAW_DEFAULTS
     env_name = "HumanoidWBCSeesaw-v0"
-    task_observation_structure = {"board": 2}
-
-    @property
-    def wbc_action_structure(self) -> dict[str, int]:
-        """HumanoidWBC-v0's blocks, plus ``board_tilt`` (1, ``a[4]``: the board-tilt offset) with
-        ``board_tilt_action_rad`` > 0."""
-        extra = {"board_tilt": 1} if self.config["board_tilt_action_rad"] > 0 else {}
-        return {**HumanoidBalanceEnv.wbc_action_structure, **extra}
-
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        cfg = self.config
-        self.seesaw = SeesawParameters.from_model(self.model)
-        self.seesaw_model: str = cfg["seesaw_model"]
-        self._tilt_qpos = int(self.model.joint(SEESAW_TILT_JOINT).qposadr[0])
-        self._tilt_dof = int(self.model.joint(SEESAW_TILT_JOINT).dofadr[0])
-        self._slide_qpos = int(self.model.joint(SEESAW_SLIDE_JOINT).qposadr[0])
-        self.seesaw_body_id = int(self.model.body(SEESAW_BODY).id)
-        if cfg["push_lateral"] and cfg["push_direction_deg"] is None:
-            self.pushes = LateralPushSchedule(
-                magnitude_n=cfg["push_magnitude_n"],
-                duration_s=cfg["push_duration_s"],
-                interval_s=cfg["push_interval_s"],
-                direction_deg=None,
-            )
-        self._reset_board_state()
-        #: The coupled controller's board-tilt law ([`board_balance_target`][humanoid_env.envs.seesaw.HumanoidSeesawEnv.board_balance_target]), on the
-        #: controller's model of the board.
-        self.board_law = BoardTiltLaw(
-            gain=float(cfg["board_balance_gain"]), com_height_m=float(self.com_nominal[2]), limit_rad=self.board_target_limit
-        )
-        self._law_board = self.make_seesaw_body()
-        if self.estimator is not None:  # the board's tilt is estimated through the robot (board_state)
-            self.estimator.add_follower(self._tilt_qpos, self._tilt_dof, axis=0)
-
-    # -- configuration --------------------------------------------------------------------
-    @classmethod
-    def _validate_config(cls, cfg: dict[str, Any]) -> None:
-        super()._validate_config(cfg)
-        check_choice("seesaw_model", cfg["seesaw_model"], SEESAW_MODELS)
-        check_scalar("seesaw_damping_nms", cfg["seesaw_damping_nms"], 0.0)
-        for name in ("board_balance_gain", "board_task_weight", "board_task_kp", "board_task_kd", "coupled_com_weight"):
-            check_scalar(name, cfg[name], 0.0)
-        check_bool("push_lateral", cfg["push_lateral"])
-        check_scalar("max_board_tilt_rad", cfg["max_board_tilt_rad"], 0.0, np.pi / 2, strict_low=True)
-        check_scalar("reward_board_level", cfg["reward_board_level"], 0.0)
-        check_scalar("board_level_sigma_rad", cfg["board_level_sigma_rad"], 0.0, strict_low=True)
-        check_scalar("board_tilt_action_rad", cfg["board_tilt_action_rad"], 0.0, BOARD_TARGET_SHARE * cfg["max_board_tilt_rad"])
-        if cfg["board_tilt_action_rad"] > 0 and cfg["seesaw_model"] != "coupled":
-            raise ValueError("board_tilt_action_rad > 0 needs seesaw_model='coupled' (the rigid model has no board task)")
-
-    # -- the board ------------------------------------------------------------------------
-    def _reset_board_state(self) -> None:
-        """The board-tilt law's state: targets, the policy's offset, the reference's derivatives."""
-        self.board_acceleration_pred = 0.0
-        self.board_target = 0.0
-        self.board_offset = 0.0
-        self._reference_velocity = 0.0
-        self._reference_acceleration = 0.0
-
-    @property
-    def board_target_limit(self) -> float:
-        """Bound of the board-tilt target [rad]: ``BOARD_TARGET_SHARE`` (0.9) ``max_board_tilt_rad``."""
-        return BOARD_TARGET_SHARE * self.config["max_board_tilt_rad"]
-
-    def board_angle(self) -> float:
-        """Tilt ``theta`` of the board about +x [rad]."""
-        return float(self.data.qpos[self._tilt_qpos])
-
-    def board_rate(self) -> float:
-        """Tilt rate [rad/s]."""
-        return float(self.data.qvel[self._tilt_dof])
-
-    def support_normal(self) -> np.ndarray:
-        """(3,) the board's top-face normal, world axes (the contact-loss guard measures the soles'
-        tilt against it)."""
-        return self.data.xmat[self.seesaw_body_id].reshape(3, 3)[:, 2].copy()
-
-    def board_rolling_error(self) -> float:
-        """Residual of the rolling equality ``y + R theta`` [m] (0 when rolling exactly)."""
-        return float(self.data.qpos[self._slide_qpos] + self.seesaw.radius * self.board_angle())
-
-    def make_seesaw_body(self):
-        """The controller's model of the board (``wbc_layer.SeesawBody``), from the MuJoCo model."""
-        p = self.seesaw
-        return SeesawBody(
-            name=SEESAW_BODY, mass=p.mass, com=p.com, inertia=p.inertia, radius=p.radius, origin=p.origin,
-            damping=float(self.config["seesaw_damping_nms"]),
-        )  # fmt: skip
-
-    def controller_config(self) -> ControllerConfig:
-        """Feet supporting; on the board (``"coupled"``) or on fixed ground (``"rigid"``); no
-        joint-limit rows ([`JOINT_LIMIT_HORIZON_S`][humanoid_env.envs.seesaw.JOINT_LIMIT_HORIZON_S]) unless the robot's description sets
-        ``joint_limit_horizon_s`` in its ``controller_overrides``."""
-        config = super().controller_config()
-        if "joint_limit_horizon_s" not in self.description.controller_overrides:
-            config = config.with_overrides(joint_limit_horizon_s=JOINT_LIMIT_HORIZON_S)
-        if self.seesaw_model == "coupled":
-            cfg = self.config
-            contacts = tuple(dataclasses.replace(c, on_body=SEESAW_BODY) for c in self.description.foot_contacts())
-            config = config.with_overrides(
-                contacts=contacts, com_weight=cfg["coupled_com_weight"], body_rest_weight=cfg["board_task_weight"],
-                body_rest_kp=cfg["board_task_kp"], body_rest_kd=cfg["board_task_kd"],
-            )  # fmt: skip
-        return config
-
-    # -- WBC ------------------------------------------------------------------------------
-    def _build_controller(self) -> None:
-        q_home, v_zero = self._home_pinocchio()
-        self.robot.update(q_home, v_zero)
-        bodies = [self.make_seesaw_body()] if self.seesaw_model == "coupled" else []
-        if bodies:
-            self.controller = WholeBodyController(self.robot, self.controller_config(), bodies=bodies)
-        else:
-            self.controller = WholeBodyController(self.robot, self.controller_config())
-        self._reset_board_state()
-
-    def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
-        super()._update_references(dt, action)
-        if self.seesaw_model == "coupled":
-            # The task's (smooth) target only: the policy's offset enters the law as a position.
-            velocity = self.com_target_velocity[1]
-            if dt > 0:
-                self._reference_acceleration = (velocity - self._reference_velocity) / dt
-            self._reference_velocity = velocity
-            if action is not None and "board_tilt" in self.action_structure:
-                self._update_board_offset(float(action[self.actuation.index("board_tilt").start]), dt)
-            limit = self.board_target_limit
-            self.board_target = clip_scalar(self.board_balance_target() + self.board_offset, -limit, limit)
-            self.controller.task(_REST_TASK).set_target([self.board_target])
-
-    def _update_board_offset(self, action: float, dt: float) -> None:
-        """The policy's board-tilt offset [rad]: ``a * board_tilt_action_rad``, low-passed with
-        ``com_offset_filter_s`` (as the CoM offset; the board task's stiffness would pass a step on)."""
-        goal = clip_scalar(action, -1.0, 1.0) * self.config["board_tilt_action_rad"]
-        self.board_offset += low_pass_gain(dt, self.config["com_offset_filter_s"]) * (goal - self.board_offset)
-
-    def board_balance_target(self) -> float:
-        """The coupled controller's board-tilt target [rad]: [`wbc_layer.BoardTiltLaw`][wbc_layer.seesaw_law.BoardTiltLaw] (a
-        capture-point law on the board's contact line, ``board_balance_gain`` = 1.5, clipped to 0.9
-        ``max_board_tilt_rad``) at the robot's CoM (MuJoCo's) and the WBC's CoM reference ``y_ref``
-        (task target plus the policy's offset), with ``y_ref_d`` and ``y_ref_dd`` the task target's
-        only.
-
-        Why the offset enters as a position only: it moves in steps at every env step (rate
-        limited, low-passed by ``com_offset_filter_s``), so its derivatives jump; fed forward they
-        moved the line by metres in one tick. Measured (``y`` action ~ N(0, 0.1), 4 episodes,
-        seeds 1000-1003, default pushes): 4 falls (the earliest after 2.8 s) with the offset's
-        derivatives fed forward and no filter, 2 without them and with the 0.1 s filter; the
-        nominal controller (zero action) falls in 1.
-        """
-        com, com_velocity = self.sensed_com()
-        return self.board_law.target(
-            self._law_board, float(com[1]), float(com_velocity[1]), float(self.wbc_com_reference[1]),
-            self._reference_velocity, self._reference_acceleration,
-        )
-
-    def board_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(s, s_dot)`` of the board for the controller: ``([theta] [rad], [theta_dot] [rad/s])``.
-
-        With ``estimation`` it is estimated too, delayed like the robot's state, with no noise of
-        its own: a robot on a seesaw has no sensor on the board; it knows the board's tilt through
-        its feet standing flat on it, i.e. from its base orientation estimate and its leg joints.
-        So the board's estimate carries the base orientation error about x (the board's axis) and
-        the base angular-velocity error about x (``StateEstimator.add_follower``; to first order,
-        the robot facing +x; the leg joints' position noise is left out).
-        """
-        qpos, qvel = self._sensed_state()
-        return np.array([float(qpos[self._tilt_qpos])]), np.array([float(qvel[self._tilt_dof])])
-
-    def _compute_wbc(self, q: np.ndarray, v: np.ndarray):
-        if self.seesaw_model != "coupled":
-            return self.controller.compute(q, v)
-        result = self.controller.compute(q, v, body_states={SEESAW_BODY: self.board_state()})
-        self.board_acceleration_pred = float(result.body_accelerations[SEESAW_BODY][0])
-        return result
-
-    # -- observation, reward, termination, info -------------------------------------------
-    def _task_observation(self) -> dict[str, np.ndarray]:
-        return {"board": np.array([self.board_angle(), self.board_rate()])}
-
-    def _fallen(self) -> bool:
-        return super()._fallen() or abs(self.board_angle()) > self.config["max_board_tilt_rad"]
-
-    def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
-        terms = super()._reward_terms(action, effort)
-        cfg = self.config
-        if self.nonfinite_state:
-            terms["board_level"] = 0.0
-        else:
-            terms["board_level"] = cfg["reward_board_level"] * float(
-                np.exp(-((self.board_angle() / cfg["board_level_sigma_rad"]) ** 2))
-            )
-        return terms
-
-    def _task_info(self) -> dict[str, Any]:
-        info = super()._task_info()
-        finite = not self.nonfinite_state
-        info.update({
-            "board_angle_rad": self.board_angle() if finite else float("nan"),
-            "board_rate_radps": self.board_rate() if finite else float("nan"),
-            "board_acceleration_pred": self.board_acceleration_pred,
-            "board_rolling_error_m": self.board_rolling_error() if finite else float("nan"),
-            "board_target_rad": float(self.board_target),
-            "seesaw_model": self.seesaw_model,
-        })  # fmt: skip
-        return info

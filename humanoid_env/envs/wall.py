@@ -1,4 +1,10 @@
-"""``HumanoidWBCWall-v0``: lean on a wall with the right hand, with a regulated hand force (*Partial Force Control*)."""
+"""``HumanoidWBCWall-v0``: lean on a wall with the right hand, with a regulated hand force (*Partial Force Control*).
+
+The task module: [`WallTask`][humanoid_env.envs.wall.WallTask] (config
+[`WallTaskConfig`][humanoid_env.envs.configs.WallTaskConfig]), its reference stages (the hand-force
+decoder and the integral force loop), the settling that finds its start state, and the env class
+[`HumanoidWallEnv`][humanoid_env.envs.wall.HumanoidWallEnv], whose docstring is the env's spec.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,22 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv, clip_scalar
-from humanoid_env.envs.kwargs import check_range, check_scalar
-from humanoid_env.robot_config import WALL_NORMAL
+from humanoid_env.envs.actuation import controller_tick
+from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
+from humanoid_env.envs.configs import MAX_HAND_FORCE_WEIGHT, WallTaskConfig
+from humanoid_env.envs.decoding import ReferenceStage
+from humanoid_env.envs.numerics import clip_scalar
+from humanoid_env.envs.task import Command, ControllerSetup, Task
 from humanoid_env.robots import FEET, RobotDescription
 from humanoid_env.robots.hubo_lite import HUBO_LITE
-from humanoid_env.scenarios.base import min_jerk
+from humanoid_env.robots.scene_constants import WALL_NORMAL
 from wbc_layer import ControllerConfig, FramePositionTask, QPSolveError, RobotModel, WholeBodyController
+from wbc_layer.references import min_jerk
+
+__all__ = [
+    "HAND", "HAND_CONTACT_FRAME", "MAX_HAND_FORCE_WEIGHT", "RIGHT_ARM_POSTURE_KP", "WALL_DEFAULTS", "HandForceDecoder",
+    "HandForceLoop", "HumanoidWallEnv", "WallCommand", "WallTask", "robot_with_hand_contact_frame", "wall_controller_config",
+]  # fmt: skip
 
 HAND = "right_hand"
 #: The controller's frame at the hand sphere's point of contact with the wall (added to the
@@ -67,11 +82,8 @@ SETTLE_REACH_MAX_S = 0.3
 #: task only damps (kd kept). Applies to the robot description's ``right_arm`` joint group.
 RIGHT_ARM_POSTURE_KP = 0.0
 
-#: Largest ``hand_force_weight`` accepted (10 by default): at 1e30 the settling QP loses the
-#: wall; up to 1e8 it settles and tracks as at 10 (measured).
-MAX_HAND_FORCE_WEIGHT = 1e6
-
-#: Settled start states (qpos, contact-point offset), per robot description and settling settings (once per process).
+#: Settled start states (qpos, contact-point offset), per robot description and settling settings:
+#: the settling runs once per process for each (it takes about as long as 2 s of an episode).
 _SETTLED: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -95,6 +107,296 @@ def robot_with_hand_contact_frame(robot: RobotModel, offset: np.ndarray) -> Robo
     accelerations the wall forbids, and its forces then differ from the simulator's.
     """
     return robot.with_frame(HAND_CONTACT_FRAME, HAND, offset)
+
+
+class WallCommand(Command):
+    """The wall task's command: the standing one plus ``hand_force_command`` [N] (the hand's
+    commanded normal force) and ``hand_force_goal`` [N] (where it glides)."""
+
+    def __init__(self, com_nominal: np.ndarray, hand_force: float):
+        super().__init__(com_nominal)
+        self.hand_force_command = hand_force
+        self.hand_force_goal = hand_force
+
+
+class HandForceDecoder(ReferenceStage):
+    """The action block ``hand_force`` -> the hand's normal-force target ``target`` [N]: with
+    ``reference_feedforward`` the command plus ``a * hand_force_action_n`` clipped to
+    ``[0, hand_force_max_n]``, else ``(a + 1) / 2 * hand_force_max_n``; it moves at most
+    ``hand_force_rate_limit_nps``."""
+
+    def __init__(self, config: WallTaskConfig, feedforward: bool, block: slice):
+        self.config, self.feedforward, self.block = config, feedforward, block
+        self.reset()
+
+    def reset(self) -> None:
+        self.target = float(self.config.settle_force_n)
+
+    def wanted(self, action: np.ndarray, command: WallCommand) -> float:
+        """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
+        fmax = self.config.hand_force_max_n
+        a = float(action[self.block.start])
+        if self.feedforward:
+            return clip_scalar(command.hand_force_command + a * self.config.hand_force_action_n, 0.0, fmax)
+        return float((a + 1.0) * 0.5 * fmax)
+
+    def update(self, references, context, action, dt: float) -> None:
+        if action is not None:
+            max_step = self.config.hand_force_rate_limit_nps * dt
+            self.target += clip_scalar(self.wanted(action, context.command) - self.target, -max_step, max_step)
+
+    def force_targets(self) -> dict[str, float]:
+        return {HAND: self.target}
+
+
+class HandForceLoop(ReferenceStage):
+    """Integral force feedback on the measured hand force (a wrist force sensor's reading): the
+    controller's target is the decoded one plus ``correction``, which integrates the error at
+    ``hand_force_integral_gain`` [1/s] within ``+-hand_force_integral_limit_n``; the sum is
+    clipped to ``[0, hand_force_max_n]`` and tracked with weight ``hand_force_weight``."""
+
+    def __init__(self, config: WallTaskConfig, decoder: HandForceDecoder, measured: callable):
+        self.config, self.decoder, self.measured = config, decoder, measured
+        self.reset()
+
+    def reset(self) -> None:
+        self.correction = 0.0
+
+    def update(self, references, context, action, dt: float) -> None:
+        cfg = self.config
+        if dt > 0 and cfg.hand_force_integral_gain > 0:
+            error = self.decoder.target - self.measured()
+            limit = cfg.hand_force_integral_limit_n
+            self.correction = clip_scalar(self.correction + cfg.hand_force_integral_gain * dt * error, -limit, limit)
+        target = clip_scalar(self.decoder.target + self.correction, 0.0, cfg.hand_force_max_n)
+        references.contacts[HAND].track(target, cfg.hand_force_weight)
+
+
+class WallTask(Task):
+    """Stand with the right hand on the wall: track the commanded hand force and a CoM lean
+    (see [`HumanoidWallEnv`][humanoid_env.envs.wall.HumanoidWallEnv])."""
+
+    env_id = "HumanoidWBCWall-v0"
+    name = "wall"
+    scene = "wall"
+    config_type = WallTaskConfig
+    sensed_contacts = (*FEET, HAND)
+    observation_structure = {"hand_force": 3, "hand_force_command": 1}
+    termination_reason = "hand_contact_lost"
+
+    @property
+    def wbc_action_structure(self) -> dict[str, int]:
+        return {"com_offset": 3, "hand_force": 1, "foot_force_share": 1}
+
+    # -- construction ----------------------------------------------------------------------
+    def prepare(self, plant, robot: RobotModel, wbc) -> RobotModel:
+        self.plant = plant
+        model = plant.model
+        self.wall_normal = np.asarray(WALL_NORMAL, dtype=float)
+        self._hand_site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, HAND)
+        self._hand_geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, HAND)
+        self._wall_geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, WALL_GEOM)
+        #: radius of the right hand's sphere [m] (the robot's geom).
+        self.hand_radius = self.description.hand_radius(HAND)
+        #: the wall's surface, ``y`` [m] (world; the scene's site on it).
+        self.wall_surface_y = float(model.site(WALL_SURFACE_SITE).pos[1])
+        self._robot_plain = robot
+        settled, offset = self._settled_state(wbc)
+        #: (3,) the contact point's offset from the hand's centre, forearm axes [m].
+        self.hand_contact_offset = offset
+        robot = robot_with_hand_contact_frame(robot, offset)
+        plant.set_home(settled)
+        groups = self.description.joint_groups
+        self._noise_free = np.array([robot.joint_names.index(n) for g in NOISE_FREE_GROUPS for n in groups[g]])
+        self._right_arm = [robot.joint_names.index(n) for n in groups["right_arm"]]
+        self.command = WallCommand(plant.com_nominal, float(self.config.settle_force_n))
+        self._build_stages(wbc)
+        self._hand_force_measured = self.hand_normal_force()
+        return robot
+
+    def reference_stages(self, wbc, blocks: dict[str, slice]) -> tuple[list, list]:
+        self.hand_decoder = HandForceDecoder(self.config, wbc.reference_feedforward, blocks["hand_force"])
+        self.hand_loop = HandForceLoop(self.config, self.hand_decoder, self.hand_normal_force)
+        return [self.hand_decoder], [self.hand_loop]
+
+    def controller_config(self, wbc, hand_active: bool = True) -> ControllerConfig:
+        """The WBC's configuration: feet supporting, right hand controlled."""
+        return wall_controller_config(
+            self.config.hand_force_max_n, hand_active, self.description, qp_solver=wbc.qp_solver, backend=wbc.wbc_backend
+        )
+
+    def controller_setup(self, robot: RobotModel, wbc) -> ControllerSetup:
+        """Hand contact on (the start state touches the wall); the right arm's posture task only
+        damps ([`RIGHT_ARM_POSTURE_KP`][humanoid_env.envs.wall.RIGHT_ARM_POSTURE_KP])."""
+        config = self.controller_config(wbc)
+        kp = np.full(robot.na, float(config.posture_kp))
+        kp[self._right_arm] = RIGHT_ARM_POSTURE_KP
+        return ControllerSetup(config, robot, posture_kp=kp)
+
+    # -- settling -------------------------------------------------------------------------
+    def _settled_state(self, wbc) -> tuple[np.ndarray, np.ndarray]:
+        cfg = self.config
+        key = (
+            repr(self.description), wbc.qp_solver, wbc.wbc_backend, float(cfg.settle_force_n), float(cfg.hand_force_weight),
+            float(cfg.hand_force_max_n),
+        )  # fmt: skip
+        if key not in _SETTLED:
+            _SETTLED[key] = self._settle(wbc)
+        qpos, offset = _SETTLED[key]
+        return qpos.copy(), offset.copy()
+
+    def _contact_point_offset(self) -> np.ndarray:
+        """(3,) where the hand touches the wall (MuJoCo's contact), from the hand's centre, in
+        forearm axes, at the sphere's radius [m]; straight towards the wall if not touching."""
+        d = self.plant.data
+        direction = -self.wall_normal
+        for i in range(d.ncon):
+            contact = d.contact[i]
+            if {int(contact.geom1), int(contact.geom2)} == {self._hand_geom, self._wall_geom}:
+                direction = contact.pos - d.site_xpos[self._hand_site]
+                break
+        rotation = d.site_xmat[self._hand_site].reshape(3, 3)
+        local = rotation.T @ direction
+        return self.hand_radius * local / np.linalg.norm(local)
+
+    def _settle(self, wbc) -> tuple[np.ndarray, np.ndarray]:
+        """Bring the right hand onto the wall with the WBC, on the plant's closed loop
+        ([`controller_tick`][humanoid_env.envs.actuation.controller_tick]); return the settled ``qpos`` and
+        the contact point's offset (see [`robot_with_hand_contact_frame`][humanoid_env.envs.wall.robot_with_hand_contact_frame])."""
+        plant = self.plant
+        m, d = plant.model, plant.data
+        mujoco.mj_resetDataKeyframe(m, d, plant.home_key)
+        mujoco.mj_forward(m, d)
+        q, v = plant.bridge.to_pinocchio(d.qpos, d.qvel)
+        robot = self._robot_plain
+        robot.update(q, v)
+        controller = WholeBodyController(robot, Task.controller_config(self, wbc))
+        approach = FramePositionTask("hand_approach", 100.0, kp=100.0, kd=20.0, frame=HAND)
+        controller.add_task(approach)
+        start = d.site_xpos[self._hand_site].copy()
+        goal = start.copy()
+        goal[1] = self.wall_surface_y + self.hand_radius - SETTLE_PENETRATION_M
+        dt = plant.dt_physics
+        weight = self.config.hand_force_weight
+        force = float(self.config.settle_force_n)
+        n_approach = int(round(SETTLE_APPROACH_S / dt))
+        n_ramp = int(round(SETTLE_RAMP_S / dt))
+        n_hold = int(round(SETTLE_HOLD_S / dt))
+        n_reach = int(round(SETTLE_REACH_MAX_S / dt))
+        i = 0
+        while i < n_approach + n_ramp + n_hold:
+            if i < n_approach:
+                s, s_dot = min_jerk((i + 1) / n_approach, 0.0, 1.0)
+                approach.set_reference(start + s * (goal - start), s_dot / SETTLE_APPROACH_S * (goal - start))
+            elif i == n_approach:
+                if self.hand_normal_force() <= 0.0 and n_reach > 0:  # not touching yet: keep reaching
+                    n_reach -= 1
+                    self._settle_step(controller)
+                    continue
+                if self.hand_normal_force() <= 0.0:
+                    raise RuntimeError("wall settling failed: the right hand did not reach the wall")
+                # The hand touches: a controller with the hand contact at the touching point.
+                offset = self._contact_point_offset()
+                robot = robot_with_hand_contact_frame(self._robot_plain, offset)
+                q, v = plant.bridge.to_pinocchio(d.qpos, d.qvel)
+                robot.update(q, v)
+                controller = WholeBodyController(robot, self.controller_config(wbc, hand_active=True))
+            if i >= n_approach:
+                controller.set_force_target(HAND, force * min(1.0, (i - n_approach + 1) / n_ramp), weight=weight)
+            self._settle_step(controller)
+            i += 1
+        mujoco.mj_forward(m, d)
+        measured = self.hand_normal_force()
+        if not abs(measured - force) < 0.5 * force or plant.tilt() > 0.1:
+            raise RuntimeError(f"wall settling failed: hand force {measured:.2f} N (target {force} N), tilt {plant.tilt():.3f} rad")
+        return d.qpos.copy(), offset
+
+    def _settle_step(self, controller: WholeBodyController) -> None:
+        """One physics step of the settling phase under ``controller``."""
+        try:
+            controller_tick(self.plant, controller)
+        except QPSolveError as err:
+            raise RuntimeError(f"wall settling failed: the WBC's QP failed at t = {self.plant.data.time:.3f} s ({err})") from err
+
+    def hand_normal_force(self, forces: dict[str, np.ndarray] | None = None) -> float:
+        """Normal force of the wall on the right hand [N] (>= 0 pushing): of ``forces`` (the
+        step's measured contact forces) or measured by MuJoCo now."""
+        force = self.plant.sensor.force(self.plant.data, HAND) if forces is None else forces[HAND]
+        return float(force @ self.wall_normal)
+
+    # -- an episode ----------------------------------------------------------------------------
+    def reset(self, rng: np.random.Generator) -> None:
+        cfg = self.config
+        for stage in self.reference_chain:
+            stage.reset()
+        lean = rng.uniform(*cfg.com_lean_range_m)
+        command = WallCommand(self.plant.com_nominal, float(cfg.settle_force_n))
+        command.com_goal = self.plant.com_nominal + np.array([0.0, -lean, 0.0])
+        self.command = command
+        self.hand_force_goals = (rng.uniform(*cfg.hand_force_command_range_n), rng.uniform(*cfg.hand_force_command_range_n))
+        self.hand_force_change_time = rng.uniform(*cfg.hand_force_change_time_s)
+        command.hand_force_goal = self.hand_force_goals[0]
+        self.hand_contact_lost_s = 0.0
+        self.hand_contact_lost_total_s = 0.0
+
+    def place_robot(self) -> bool:
+        """Put the hand-placing joints (waist, right arm) back on the wall: the reset noise
+        perturbed every joint."""
+        plant = self.plant
+        d = plant.data
+        qpos_ids = plant.bridge.joint_qpos[self._noise_free]
+        d.qpos[qpos_ids] = plant.q_home[self._noise_free]
+        mujoco.mj_forward(plant.model, d)
+        self._hand_force_measured = self.hand_normal_force()
+        return True
+
+    def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
+        command = self.command
+        self.glide_target(dt)
+        command.hand_force_goal = self.hand_force_goals[1] if time >= self.hand_force_change_time else self.hand_force_goals[0]
+        max_force_step = self.config.hand_force_command_rate_nps * dt
+        command.hand_force_command += clip_scalar(command.hand_force_goal - command.hand_force_command, -max_force_step, max_force_step)
+
+    # -- observation, reward, termination, info -------------------------------------------
+    def task_observation(self, d: mujoco.MjData, forces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        fmax = self.config.hand_force_max_n
+        return {
+            "hand_force": forces[HAND] / fmax,
+            "hand_force_command": np.array([self.command.hand_force_command / fmax]),
+        }
+
+    def terminated(self, nonfinite: bool, forces: dict[str, np.ndarray], dt: float) -> bool:
+        if nonfinite:
+            return False
+        self._hand_force_measured = self.hand_normal_force(forces)
+        if self._hand_force_measured < self.config.hand_contact_min_force_n:
+            self.hand_contact_lost_s += dt
+            self.hand_contact_lost_total_s += dt
+        else:
+            self.hand_contact_lost_s = 0.0
+        return self.hand_contact_lost_s > self.config.hand_contact_lost_max_s
+
+    def reward_terms(self, fell, nonfinite, action, previous, effort) -> dict[str, float]:
+        terms = super().reward_terms(fell, nonfinite, action, previous, effort)
+        cfg = self.config
+        if nonfinite:
+            terms["hand_force"] = 0.0
+        else:
+            error = (self._hand_force_measured - self.command.hand_force_command) / cfg.hand_force_sigma_n
+            terms["hand_force"] = cfg.reward_hand_force * float(np.exp(-(error**2)))
+        return terms
+
+    def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
+        return {
+            "com_goal": self.command.com_goal.copy(),
+            "hand_force_n": float(self._hand_force_measured),
+            "hand_force_command_n": float(self.command.hand_force_command),
+            "hand_force_target_n": float(self.hand_decoder.target) if drives_controller else 0.0,
+            "hand_force_correction_n": float(self.hand_loop.correction),
+            "hand_in_contact": bool(self._hand_force_measured >= self.config.hand_contact_min_force_n),
+            "hand_contact_lost_s": float(self.hand_contact_lost_s),
+            "hand_contact_lost_total_s": float(self.hand_contact_lost_total_s),
+        }
 
 
 class HumanoidWallEnv(HumanoidWBCBaseEnv):
@@ -195,276 +497,11 @@ class HumanoidWallEnv(HumanoidWBCBaseEnv):
       applied (``a_t``, was ``a_{t-1}``), everything else bit for bit as before; the shipped
       policy was re-checked (``tests/test_shipped_policies.py``); ``info["termination"]``
       (``"hand_contact_lost"`` when the hand lost the wall); stricter keyword checks, here also
-      ``hand_force_weight`` at most 1e6 ([`MAX_HAND_FORCE_WEIGHT`][humanoid_env.envs.wall.MAX_HAND_FORCE_WEIGHT]).
+      ``hand_force_weight`` at most 1e6 ([`MAX_HAND_FORCE_WEIGHT`][humanoid_env.envs.configs.MAX_HAND_FORCE_WEIGHT]).
+    - 2026-12-02 (later): HumanoidWBC-v0's entry of that day (the env as composed parts, no change
+      of behaviour: the same fingerprints bit for bit).
     """
 
-    scene = "wall"
+    task_type = WallTask
     DEFAULTS = WALL_DEFAULTS
     env_name = "HumanoidWBCWall-v0"
-    wbc_action_structure = {"com_offset": 3, "hand_force": 1, "foot_force_share": 1}
-    sensed_contacts = (*FEET, HAND)
-    task_observation_structure = {"hand_force": 3, "hand_force_command": 1}
-    task_termination = "hand_contact_lost"
-
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.wall_normal = np.asarray(WALL_NORMAL, dtype=float)
-        self._hand_site = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, HAND)
-        self._hand_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, HAND)
-        self._wall_geom = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, WALL_GEOM)
-        #: radius of the right hand's sphere [m] (the robot's geom).
-        self.hand_radius = self.description.hand_radius(HAND)
-        #: the wall's surface, ``y`` [m] (world; the scene's site on it).
-        self.wall_surface_y = float(self.model.site(WALL_SURFACE_SITE).pos[1])
-        self._robot_plain = self.robot
-        settled, offset = self._settled_state()
-        #: (3,) the contact point's offset from the hand's centre, forearm axes [m].
-        self.hand_contact_offset = offset
-        self.robot = robot_with_hand_contact_frame(self._robot_plain, offset)
-        self.model.key_qpos[self.home_key] = settled
-        self.model.key_qvel[self.home_key] = 0.0
-        mujoco.mj_resetDataKeyframe(self.model, self.data, self.home_key)
-        mujoco.mj_forward(self.model, self.data)
-        self.q_home = self.data.qpos[self.bridge.joint_qpos].copy()
-        self.com_nominal = self.data.subtree_com[self.root_body].copy()
-        groups = self.description.joint_groups
-        self._noise_free = np.array([self.robot.joint_names.index(n) for g in NOISE_FREE_GROUPS for n in groups[g]])
-        self._reset_state_variables()
-
-    # -- configuration --------------------------------------------------------------------
-    @classmethod
-    def _validate_config(cls, cfg: dict[str, Any]) -> None:
-        super()._validate_config(cfg)
-        fmax = check_scalar("hand_force_max_n", cfg["hand_force_max_n"], 0.0, 500.0, strict_low=True)
-        check_range("hand_force_command_range_n", cfg["hand_force_command_range_n"], 0.0, fmax)
-        check_scalar("hand_force_action_n", cfg["hand_force_action_n"], 0.0, fmax)
-        lo, _ = check_range("hand_force_change_time_s", cfg["hand_force_change_time_s"], 0.0)
-        if lo <= 0:
-            raise ValueError(f"hand_force_change_time_s must have lo > 0, got {cfg['hand_force_change_time_s']!r}")
-        for name in ("hand_force_command_rate_nps", "hand_force_rate_limit_nps", "hand_force_sigma_n", "target_speed_mps"):
-            check_scalar(name, cfg[name], 0.0, strict_low=True)
-        check_scalar("hand_force_weight", cfg["hand_force_weight"], 0.0, MAX_HAND_FORCE_WEIGHT, strict_low=True)
-        check_scalar("hand_force_integral_gain", cfg["hand_force_integral_gain"], 0.0)
-        check_scalar("hand_force_integral_limit_n", cfg["hand_force_integral_limit_n"], 0.0)
-        check_scalar("settle_force_n", cfg["settle_force_n"], 1.0, fmax)
-        check_range("com_lean_range_m", cfg["com_lean_range_m"], 0.0, 0.08)
-        check_scalar("hand_contact_min_force_n", cfg["hand_contact_min_force_n"], 0.0)
-        check_scalar("hand_contact_lost_max_s", cfg["hand_contact_lost_max_s"], 0.0)
-        check_scalar("reward_hand_force", cfg["reward_hand_force"], 0.0)
-
-    def controller_config(self, hand_active: bool = True) -> ControllerConfig:
-        """The WBC's configuration: feet supporting, right hand controlled."""
-        return wall_controller_config(
-            self.config["hand_force_max_n"], hand_active, self.description, qp_solver=self.config["qp_solver"], backend=self.config["wbc_backend"]
-        )
-
-    def _build_controller(self) -> None:
-        """A fresh controller per episode, hand contact on (the start state touches the wall)."""
-        q_home, v_zero = self._home_pinocchio()
-        self.robot.update(q_home, v_zero)
-        self.controller = WholeBodyController(self.robot, self.controller_config())
-        kp = np.full(self.robot.na, float(self.controller.config.posture_kp))
-        kp[[self.robot.joint_names.index(n) for n in self.description.joint_groups["right_arm"]]] = RIGHT_ARM_POSTURE_KP
-        self.controller.posture_task.kp = kp
-
-    # -- settling -------------------------------------------------------------------------
-    def _settled_state(self) -> tuple[np.ndarray, np.ndarray]:
-        cfg = self.config
-        key = (
-            repr(self.description), cfg["qp_solver"], cfg["wbc_backend"], float(cfg["settle_force_n"]), float(cfg["hand_force_weight"]),
-            float(cfg["hand_force_max_n"]),
-        )  # fmt: skip
-        if key not in _SETTLED:
-            _SETTLED[key] = self._settle()
-        qpos, offset = _SETTLED[key]
-        return qpos.copy(), offset.copy()
-
-    def _contact_point_offset(self) -> np.ndarray:
-        """(3,) where the hand touches the wall (MuJoCo's contact), from the hand's centre, in
-        forearm axes, at the sphere's radius [m]; straight towards the wall if not touching."""
-        d = self.data
-        direction = -self.wall_normal
-        for i in range(d.ncon):
-            contact = d.contact[i]
-            if {int(contact.geom1), int(contact.geom2)} == {self._hand_geom, self._wall_geom}:
-                direction = contact.pos - d.site_xpos[self._hand_site]
-                break
-        rotation = d.site_xmat[self._hand_site].reshape(3, 3)
-        local = rotation.T @ direction
-        return self.hand_radius * local / np.linalg.norm(local)
-
-    def _settle(self) -> tuple[np.ndarray, np.ndarray]:
-        """Bring the right hand onto the wall with the WBC; return the settled ``qpos`` and the
-        contact point's offset (see [`robot_with_hand_contact_frame`][humanoid_env.envs.wall.robot_with_hand_contact_frame])."""
-        m, d = self.model, self.data
-        mujoco.mj_resetDataKeyframe(m, d, self.home_key)
-        mujoco.mj_forward(m, d)
-        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
-        robot = self._robot_plain
-        robot.update(q, v)
-        controller = WholeBodyController(robot, super().controller_config())
-        approach = FramePositionTask("hand_approach", 100.0, kp=100.0, kd=20.0, frame=HAND)
-        controller.add_task(approach)
-        start = d.site_xpos[self._hand_site].copy()
-        goal = start.copy()
-        goal[1] = self.wall_surface_y + self.hand_radius - SETTLE_PENETRATION_M
-        dt = self.dt_physics
-        weight = self.config["hand_force_weight"]
-        force = float(self.config["settle_force_n"])
-        n_approach = int(round(SETTLE_APPROACH_S / dt))
-        n_ramp = int(round(SETTLE_RAMP_S / dt))
-        n_hold = int(round(SETTLE_HOLD_S / dt))
-        n_reach = int(round(SETTLE_REACH_MAX_S / dt))
-        i = 0
-        while i < n_approach + n_ramp + n_hold:
-            if i < n_approach:
-                s, s_dot = min_jerk((i + 1) / n_approach, 0.0, 1.0)
-                approach.set_reference(start + s * (goal - start), s_dot / SETTLE_APPROACH_S * (goal - start))
-            elif i == n_approach:
-                if self._hand_normal_force() <= 0.0 and n_reach > 0:  # not touching yet: keep reaching
-                    n_reach -= 1
-                    self._settle_step(controller)
-                    continue
-                if self._hand_normal_force() <= 0.0:
-                    raise RuntimeError("wall settling failed: the right hand did not reach the wall")
-                # The hand touches: a controller with the hand contact at the touching point.
-                offset = self._contact_point_offset()
-                robot = robot_with_hand_contact_frame(self._robot_plain, offset)
-                q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
-                robot.update(q, v)
-                controller = WholeBodyController(robot, self.controller_config(hand_active=True))
-            if i >= n_approach:
-                controller.set_force_target(HAND, force * min(1.0, (i - n_approach + 1) / n_ramp), weight=weight)
-            self._settle_step(controller)
-            i += 1
-        mujoco.mj_forward(m, d)
-        measured = self._hand_normal_force()
-        if not abs(measured - force) < 0.5 * force or self.tilt() > 0.1:
-            raise RuntimeError(f"wall settling failed: hand force {measured:.2f} N (target {force} N), tilt {self.tilt():.3f} rad")
-        return d.qpos.copy(), offset
-
-    def _settle_step(self, controller: WholeBodyController) -> None:
-        """One physics step of the settling phase under ``controller``."""
-        m, d = self.model, self.data
-        q, v = self.bridge.to_pinocchio(d.qpos, d.qvel)
-        try:
-            tau = controller.compute(q, v).tau
-        except QPSolveError as err:
-            raise RuntimeError(f"wall settling failed: the WBC's QP failed at t = {d.time:.3f} s ({err})") from err
-        self.bridge.torques_to_ctrl(tau, d.ctrl)
-        mujoco.mj_step(m, d)
-
-    def _hand_normal_force(self) -> float:
-        """MuJoCo-measured normal force of the wall on the right hand [N] (>= 0 pushing)."""
-        return float(self._contact_force(HAND) @ self.wall_normal)
-
-    # -- gymnasium API --------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed, options=options)
-        # The base reset perturbed every joint; put the hand-placing joints back on the wall.
-        d = self.data
-        qpos_ids = self.bridge.joint_qpos[self._noise_free]
-        d.qpos[qpos_ids] = self.q_home[self._noise_free]
-        mujoco.mj_forward(self.model, d)
-        self._sync_estimate()
-        self._hand_force_measured = self._hand_normal_force()
-        obs = self._reset_observation()
-        info = self._info(status=self.actuation.step_status(0), fallbacks=0, solve_us=None)
-        return obs.copy(), info
-
-    # -- the task -------------------------------------------------------------------------
-    def _reset_task(self) -> None:
-        cfg = self.config
-        rng = self.np_random
-        lean = rng.uniform(*cfg["com_lean_range_m"])
-        self.com_goal = self.com_nominal + np.array([0.0, -lean, 0.0])
-        self.com_target = self.com_nominal.copy()
-        self.com_target_velocity = np.zeros(3)
-        self.hand_force_goals = (rng.uniform(*cfg["hand_force_command_range_n"]), rng.uniform(*cfg["hand_force_command_range_n"]))
-        self.hand_force_change_time = rng.uniform(*cfg["hand_force_change_time_s"])
-        self.hand_force_goal = self.hand_force_goals[0]
-        self.hand_force_command = float(cfg["settle_force_n"])
-        self.hand_force_target = float(cfg["settle_force_n"])
-        self.hand_force_correction = 0.0
-        self.hand_contact_lost_s = 0.0
-        self.hand_contact_lost_total_s = 0.0
-        self._hand_force_measured = self._hand_normal_force()
-
-    def _update_task(self, time: float, dt: float) -> None:
-        cfg = self.config
-        self.glide_target(dt)
-        self.hand_force_goal = self.hand_force_goals[1] if time >= self.hand_force_change_time else self.hand_force_goals[0]
-        max_force_step = cfg["hand_force_command_rate_nps"] * dt
-        self.hand_force_command += clip_scalar(self.hand_force_goal - self.hand_force_command, -max_force_step, max_force_step)
-
-    # -- references -----------------------------------------------------------------------
-    def _decode_hand_force(self, action: np.ndarray) -> float:
-        """Hand normal-force target [N] wanted by ``action`` (see the class docstring)."""
-        fmax = self.config["hand_force_max_n"]
-        a = float(action[self.actuation.index("hand_force").start])
-        if self.config["reference_feedforward"]:
-            authority = self.config["hand_force_action_n"]
-            return clip_scalar(self.hand_force_command + a * authority, 0.0, fmax)
-        return float((a + 1.0) * 0.5 * fmax)
-
-    def _update_references(self, dt: float, action: np.ndarray | None = None) -> None:
-        cfg = self.config
-        if action is not None:
-            max_step = cfg["hand_force_rate_limit_nps"] * dt
-            wanted = self._decode_hand_force(action)
-            self.hand_force_target += clip_scalar(wanted - self.hand_force_target, -max_step, max_step)
-        if dt > 0 and cfg["hand_force_integral_gain"] > 0:
-            # Integral force feedback on the measured force (a wrist force sensor's reading).
-            error = self.hand_force_target - self._hand_normal_force()
-            limit = cfg["hand_force_integral_limit_n"]
-            self.hand_force_correction = clip_scalar(
-                self.hand_force_correction + cfg["hand_force_integral_gain"] * dt * error, -limit, limit
-            )
-        super()._update_references(dt, action)
-        target = clip_scalar(self.hand_force_target + self.hand_force_correction, 0.0, cfg["hand_force_max_n"])
-        self.controller.set_force_target(HAND, target, weight=cfg["hand_force_weight"])
-
-    def _force_targets(self) -> dict[str, float]:
-        return {**super()._force_targets(), HAND: self.hand_force_target}
-
-    # -- observation, reward, termination, info -------------------------------------------
-    def _task_observation(self) -> dict[str, np.ndarray]:
-        fmax = self.config["hand_force_max_n"]
-        return {
-            "hand_force": self._contact_force(HAND) / fmax,
-            "hand_force_command": np.array([self.hand_force_command / fmax]),
-        }
-
-    def _task_terminated(self) -> bool:
-        if self.nonfinite_state:
-            return False
-        self._hand_force_measured = self._hand_normal_force()
-        if self._hand_force_measured < self.config["hand_contact_min_force_n"]:
-            self.hand_contact_lost_s += self.dt
-            self.hand_contact_lost_total_s += self.dt
-        else:
-            self.hand_contact_lost_s = 0.0
-        return self.hand_contact_lost_s > self.config["hand_contact_lost_max_s"]
-
-    def _reward_terms(self, action: np.ndarray, effort: float) -> dict[str, float]:
-        terms = super()._reward_terms(action, effort)
-        cfg = self.config
-        if self.nonfinite_state:
-            terms["hand_force"] = 0.0
-        else:
-            error = (self._hand_force_measured - self.hand_force_command) / cfg["hand_force_sigma_n"]
-            terms["hand_force"] = cfg["reward_hand_force"] * float(np.exp(-(error**2)))
-        return terms
-
-    def _task_info(self) -> dict[str, Any]:
-        return {
-            "com_goal": self.com_goal.copy(),
-            "hand_force_n": float(self._hand_force_measured),
-            "hand_force_command_n": float(self.hand_force_command),
-            "hand_force_target_n": float(self.hand_force_target) if self.actuation.drives_controller else 0.0,
-            "hand_force_correction_n": float(self.hand_force_correction),
-            "hand_in_contact": bool(self._hand_force_measured >= self.config["hand_contact_min_force_n"]),
-            "hand_contact_lost_s": float(self.hand_contact_lost_s),
-            "hand_contact_lost_total_s": float(self.hand_contact_lost_total_s),
-        }
-

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Callable
 
 from humanoid_env.robots.description import FEET, HANDS, SCENES, Limb, RobotDescription
@@ -34,5 +35,16 @@ def robot_description(robot: str | RobotDescription) -> RobotDescription:
         raise ValueError(f"robot must be one of {sorted(ROBOTS)} or a RobotDescription, got {robot!r}")
     return ROBOTS[robot]()
 
+
+def _reduce_description(description: RobotDescription):
+    """How ``copy`` and ``pickle`` take a description: a registered robot's (the object
+    ``robot_description(name)`` returns) by name, so that a copy is that same object and its scene
+    makers (the G1's are closures) need not pickle; any other description by its fields."""
+    if ROBOTS.get(description.name) is not None and robot_description(description.name) is description:
+        return robot_description, (description.name,)
+    return object.__reduce_ex__(description, 4)
+
+
+copyreg.pickle(RobotDescription, _reduce_description)
 
 __all__ = ["DEFAULT_ROBOT", "FEET", "HANDS", "ROBOTS", "SCENES", "Limb", "RobotDescription", "robot_description"]

@@ -13,13 +13,16 @@ scripted`` runs them; ``--scenario`` picks a variant of [`SCENARIOS`][humanoid_e
   [`SeesawSineScenario`][humanoid_env.scenarios.seesaw.SeesawSineScenario], the experiments of *Modeling and Control of Humanoid Robots in
   Dynamic Environments: iCub Balancing on a Seesaw*.
 
-The modules import [`humanoid_env.scenarios.base`][humanoid_env.scenarios.base] and never this registry: no circles.
+Which task has which variants is the task registry's ([`TaskEntry.scenarios`][humanoid_env.registry.TaskEntry.scenarios]);
+[`SCENARIOS`][humanoid_env.scenarios.SCENARIOS] is its view. The modules import [`humanoid_env.scenarios.base`][humanoid_env.scenarios.base] and
+never this package nor the registry (whose factories import them when called): no circles.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from humanoid_env.registry import TASKS
 from humanoid_env.scenarios.base import NO_PUSHES, Scenario, min_jerk, rmse
 from humanoid_env.scenarios.contact_switch import ContactSwitchScenario
 from humanoid_env.scenarios.seesaw import SeesawPushScenario, SeesawSineScenario
@@ -39,11 +42,10 @@ __all__ = [
 ]
 
 SCENARIOS: dict[str, dict[str, Callable[[], Scenario]]] = {
-    "HumanoidWBCWall-v0": {"lean": WallLeanScenario},
-    "HumanoidWBC-v0": {"ramp": lambda: ContactSwitchScenario(ramp=True), "abrupt": lambda: ContactSwitchScenario(ramp=False)},
-    "HumanoidWBCSeesaw-v0": {"push": SeesawPushScenario, "sine": SeesawSineScenario},
+    env_id: dict(entry.scenarios) for env_id, entry in TASKS.items() if entry.scenarios
 }
-"""Env id -> {variant name: factory}; the first variant is the default (``--scenario`` picks one)."""
+"""Env id -> {variant name: factory} of every registered task with scenarios (built from
+[`TASKS`][humanoid_env.registry.TASKS] at import); the first variant is the default (``--scenario`` picks one)."""
 
 
 def make_scenario(env_id: str, name: str | None = None) -> Scenario:

@@ -56,49 +56,51 @@ class ContactSwitchScenario(Scenario):
         self.duration_s = 6.5 * k
         self.window = (0.2, 0.3)
 
-    def reset(self, env) -> None:
-        self._require_wbc(env)
-        controller = env.controller
-        d = env.data
-        self.com_start = env.com_nominal.copy()
-        left_sole = d.site_xpos[env.sole_sites[0]].copy()
+    def reset(self, context) -> None:
+        plant = context.plant
+        d = plant.data
+        self.com_start = plant.com_nominal.copy()
+        left_sole = d.site_xpos[plant.sole_sites[0]].copy()
         self.com_left = self.com_start.copy()
         self.com_left[1] = left_sole[1]
-        self.sole_start = d.site_xpos[env.sole_sites[1]].copy()
-        self.sole_rotation = d.site_xmat[env.sole_sites[1]].reshape(3, 3).copy()
-        self.weight_n = float(env.weight_n)
+        self.sole_start = d.site_xpos[plant.sole_sites[1]].copy()
+        self.sole_rotation = d.site_xmat[plant.sole_sites[1]].reshape(3, 3).copy()
+        self.weight_n = float(context.weight_n)
         self.foot_y = (float(left_sole[1]), float(self.sole_start[1]))
-        sole = env.description.feet["right_foot"].site
+        sole = context.task.description.feet["right_foot"].site
         self.swing = FramePositionTask("right_sole_swing", 1000.0, kp=100.0, kd=20.0, frame=sole, active=False)
         self.swing.set_reference(self.sole_start)
         self.flat = OrientationTask("right_sole_flat", 10.0, kp=100.0, kd=20.0, frame=sole, active=False)
         self.flat.set_target(self.sole_rotation)
-        controller.add_task(self.swing)
-        controller.add_task(self.flat)
         self.contact_on = True
         self.previous_force: float | None = None
         self.jumps = {"lift_off": 0.0, "touch_down": 0.0}
         self.load_at_lift_off = float("nan")
         self.clearance = 0.0
 
-    def _right_foot_target(self, env) -> float:
+    def controller_tasks(self, context) -> list:
+        """The swing foot's position task and the orientation task that keeps it flat (off until lift-off)."""
+        return [self.swing, self.flat]
+
+    def _right_foot_target(self, command) -> float:
         """Right-foot normal-force target [N] of the ramp variant: the static share of the weight
         for the current CoM target, ``m g (y_left - y_com) / (y_left - y_right)``; it reaches 0
         when the CoM target is over the left sole and comes back up with it."""
         left, right = self.foot_y
-        share = (left - float(env.com_target[1])) / (left - right)
+        share = (left - float(command.com_target.position[1])) / (left - right)
         return self.weight_n * min(max(share, 0.0), 1.0)
 
-    def update_task(self, env, time: float, dt: float) -> None:
-        d = env.data
-        force = float(env.sensor.measure(d)["right_foot"][2])
+    def update_task(self, command, context, time: float, dt: float) -> None:
+        plant = context.plant
+        d = plant.data
+        force = float(plant.sensor.measure(d)["right_foot"][2])
         for event, t_event in (("lift_off", self.t_lift), ("touch_down", self.t_touch)):
             if t_event - self.window[0] <= time <= t_event + self.window[1] and self.previous_force is not None:
                 self.jumps[event] = max(self.jumps[event], abs(force - self.previous_force))
         if time < self.t_lift:
             self.load_at_lift_off = force
         self.previous_force = force
-        self.clearance = max(self.clearance, float(d.site_xpos[env.sole_sites[1]][2] - self.sole_start[2]))
+        self.clearance = max(self.clearance, float(d.site_xpos[plant.sole_sites[1]][2] - self.sole_start[2]))
         # CoM over the left foot and back.
         if time < self.t_touch:
             s, s_dot = min_jerk(time, *self.t_shift)
@@ -106,31 +108,32 @@ class ContactSwitchScenario(Scenario):
             s, s_dot = min_jerk(time, *self.t_back)
             s, s_dot = 1.0 - s, -s_dot
         delta = self.com_left - self.com_start
-        env.com_target = self.com_start + s * delta
-        env.com_target_velocity = s_dot * delta
+        command.com_target.set(self.com_start + s * delta, s_dot * delta)
 
-    def update_controller(self, env, time: float, dt: float) -> None:
-        controller = env.controller
+    def update_controller(self, references, context, time: float, dt: float) -> None:
+        right = references.contacts["right_foot"]
+        swing_task, flat_task = references.tasks[self.swing.name], references.tasks[self.flat.name]
         swing = self.t_lift <= time < self.t_touch
         if swing and self.contact_on:
-            controller.set_contact_active("right_foot", False)
-            self.swing.active = self.flat.active = True
+            right.active = False
+            swing_task.active = flat_task.active = True
             self.contact_on = False
         elif not swing and not self.contact_on:
-            controller.set_contact_active("right_foot", True)
-            self.swing.active = self.flat.active = False
+            right.active = True
+            swing_task.active = flat_task.active = False
             self.contact_on = True
         if swing:
             up, up_dot = min_jerk(time, *self.t_up)
             down, down_dot = min_jerk(time, *self.t_down)
             height, velocity = self.lift_m * (up - down), self.lift_m * (up_dot - down_dot)
-            self.swing.set_reference(self.sole_start + [0.0, 0.0, height], [0.0, 0.0, velocity])
-        # Force tasks: the env set both feet's share targets; the script overrides them.
-        controller.task("force_left_foot").active = False
+            swing_task.point.position[:] = self.sole_start + [0.0, 0.0, height]
+            swing_task.point.velocity[:] = [0.0, 0.0, velocity]
+        # Force tasks: the task's decoder set both feet's share targets; the script overrides them.
+        references.contacts["left_foot"].release_force()
         if self.ramp and not swing:
-            controller.set_force_target("right_foot", self._right_foot_target(env), weight=self.force_weight)
+            right.track(self._right_foot_target(context.command), self.force_weight)
         else:
-            controller.task("force_right_foot").active = False
+            right.release_force()
 
     def result(self) -> dict[str, Any]:
         return {

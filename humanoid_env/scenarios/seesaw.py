@@ -25,21 +25,19 @@ LEVEL_TOLERANCE_RAD = float(np.deg2rad(1.0))
 class _SeesawScenario(Scenario):
     """Records the board's tilt at every physics step; fixed CoM target unless overridden."""
 
-    def reset(self, env) -> None:
-        self._require_wbc(env)
-        self.com_start = env.com_nominal.copy()
+    def reset(self, context) -> None:
+        self.com_start = context.plant.com_nominal.copy()
         self.times: list[float] = []
         self.angles: list[float] = []
 
-    def _record(self, env, time: float) -> None:
+    def _record(self, context, time: float) -> None:
         self.times.append(time)
-        self.angles.append(env.board_angle())
+        self.angles.append(context.task.board_angle())
 
-    def update_task(self, env, time: float, dt: float) -> None:
-        self._record(env, time)
-        env.com_target = self.com_start.copy()
-        env.com_target_velocity = np.zeros(3)
-        env.com_goal = self.com_start.copy()
+    def update_task(self, command, context, time: float, dt: float) -> None:
+        self._record(context, time)
+        command.com_target.set(self.com_start)
+        command.com_goal = self.com_start.copy()
 
 
 class SeesawPushScenario(_SeesawScenario):
@@ -121,26 +119,25 @@ class SeesawSineScenario(_SeesawScenario):
         self.duration_s = self.settle_s + self.sine_s
         self.env_kwargs = {"push_magnitude_n": (0.0, 0.0), "com_target_range_m": (0.0, 0.0, 0.0)}
 
-    def reset(self, env) -> None:
-        super().reset(env)
+    def reset(self, context) -> None:
+        super().reset(context)
         self.errors: list[float] = []
         self.errors_y: list[float] = []
         self.sine_angles: list[float] = []
 
-    def update_task(self, env, time: float, dt: float) -> None:
+    def update_task(self, command, context, time: float, dt: float) -> None:
         if time > self.settle_s + 1e-9:
-            error = env.com() - env.com_target
+            error = context.plant.com() - command.com_target.position
             self.errors.append(float(np.linalg.norm(error)))
             self.errors_y.append(float(error[1]))
-            self.sine_angles.append(env.board_angle())
-        self._record(env, time)
+            self.sine_angles.append(context.task.board_angle())
+        self._record(context, time)
         omega = 2 * np.pi * self.frequency_hz
         phase = max(time - self.settle_s, 0.0)
         y = self.amplitude_m * np.sin(omega * phase) if time >= self.settle_s else 0.0
         y_dot = self.amplitude_m * omega * np.cos(omega * phase) if time >= self.settle_s else 0.0
-        env.com_target = self.com_start + np.array([0.0, y, 0.0])
-        env.com_target_velocity = np.array([0.0, y_dot, 0.0])
-        env.com_goal = env.com_target.copy()
+        command.com_target.set(self.com_start + np.array([0.0, y, 0.0]), np.array([0.0, y_dot, 0.0]))
+        command.com_goal = command.com_target.position.copy()
 
     def result(self) -> dict[str, Any]:
         return {

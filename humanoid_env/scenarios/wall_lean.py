@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_env.scenarios.base import NO_PUSHES, Scenario, min_jerk, rmse
+from humanoid_env.scenarios.base import NO_PUSHES, Scenario, rmse
+from wbc_layer.references import MinJerkSegment
 
 
 class WallLeanScenario(Scenario):
@@ -44,20 +45,19 @@ class WallLeanScenario(Scenario):
         if not (self.phase1[0] < self.phase1[1] and self.phase2[0] < self.phase2[1]):
             raise ValueError("WallLeanScenario: the steady phases are empty; lengthen duration_s or shift_start_s")
 
-    def reset(self, env) -> None:
-        self._require_wbc(env)
-        self.start_force = float(env.hand_force_command)
-        self.com_start = env.com_nominal.copy()
+    def reset(self, context) -> None:
+        self.start_force = float(context.command.hand_force_command)
+        self.com_start = context.plant.com_nominal.copy()
         self.shift = np.array([0.0, -self.lean_m, 0.0])
         self.samples: dict[str, list[float]] = {k: [] for k in ("f1", "f2", "c1", "c2", "xy1", "xy2")}
         self.force_min = np.inf
-        self.last_com = env.com()
+        self.last_com = context.plant.com()
 
-    def update_task(self, env, time: float, dt: float) -> None:
+    def update_task(self, command, context, time: float, dt: float) -> None:
         # Measure the state the last physics step produced, against the references it had.
-        force = env._hand_normal_force()
-        com = env.com()
-        error = com - env.com_target
+        force = context.task.hand_normal_force()
+        com = context.plant.com()
+        error = com - command.com_target.position
         for key, (t0, t1) in (("1", self.phase1), ("2", self.phase2)):
             if t0 <= time < t1:
                 self.samples["f" + key].append(force - self.force_n)
@@ -66,13 +66,14 @@ class WallLeanScenario(Scenario):
         if time >= self.phase1[0]:
             self.force_min = min(self.force_min, force)
         self.last_com = com
-        # References for the coming step.
+        # References for the coming step: the force ramp, and the CoM's minimum-jerk shift as a
+        # segment the env samples at every physics step.
         s = min(time / self.force_ramp_end_s, 1.0) if self.force_ramp_end_s > 0 else 1.0
-        env.hand_force_command = self.start_force + s * (self.force_n - self.start_force)
-        s, s_dot = min_jerk(time, self.shift_start_s, self.shift_start_s + self.shift_duration_s)
-        env.com_target = self.com_start + s * self.shift
-        env.com_target_velocity = s_dot * self.shift
-        env.com_goal = self.com_start + self.shift
+        command.hand_force_command = self.start_force + s * (self.force_n - self.start_force)
+        if command.com_target.segment is None:
+            t0 = self.shift_start_s
+            command.com_target.follow(MinJerkSegment(t0, t0 + self.shift_duration_s, self.com_start, self.shift))
+        command.com_goal = self.com_start + self.shift
 
     def result(self) -> dict[str, Any]:
         f = self.samples
