@@ -31,6 +31,7 @@ __all__ = [
     "Segment",
     "TaskReference",
     "min_jerk",
+    "task_references",
 ]
 
 
@@ -167,6 +168,25 @@ class TaskReference:
         self.point, self.target = point, target
 
 
+def task_references(controller, names: Iterable[str]) -> dict[str, TaskReference]:
+    """Task name -> a [`TaskReference`][wbc_layer.references.TaskReference] holding what ``controller``'s
+    task of that name holds now (ConfigError naming the valid ones for another name)."""
+    entries = {}
+    for name in names:
+        task = controller.task(name)
+        if hasattr(task, "set_reference"):
+            point = PointReference(3, task.position)
+            point.velocity[:] = task.velocity
+            entries[name] = TaskReference(name, task.active, point=point)
+        else:
+            target = getattr(task, "target", None)
+            if target is None and hasattr(task, "body"):  # a body's rest task not given a target yet
+                target = np.zeros(task.body.dof)
+            target = None if target is None else np.array(target, dtype=float)
+            entries[name] = TaskReference(name, task.active, target=target)
+    return entries
+
+
 def _same(a, b: np.ndarray) -> bool:
     """Whether ``a`` is an array of ``b``'s shape and dtype holding the same values bit for bit."""
     return type(a) is np.ndarray and a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
@@ -208,20 +228,7 @@ class References:
             if force.active and force.normal_only and force.target is not None:
                 entry.track(float(force.target[0]), float(force.weight))
             contacts[name] = entry
-        entries = {}
-        for name in tasks:
-            task = controller.task(name)
-            if hasattr(task, "set_reference"):
-                point = PointReference(3, task.position)
-                point.velocity[:] = task.velocity
-                entries[name] = TaskReference(name, task.active, point=point)
-            else:
-                target = getattr(task, "target", None)
-                if target is None and hasattr(task, "body"):  # a body's rest task not given a target yet
-                    target = np.zeros(task.body.dof)
-                target = None if target is None else np.array(target, dtype=float)
-                entries[name] = TaskReference(name, task.active, target=target)
-        return cls(com, contacts, entries)
+        return cls(com, contacts, task_references(controller, tasks))
 
     def contact(self, name: str) -> ContactReference:
         """The contact ``name``'s entry (``KeyError`` naming the contacts for another one)."""

@@ -18,7 +18,7 @@ import numpy as np
 from humanoid_env.robots import FEET
 from wbc_layer import QPSolveError, WholeBodyController
 from wbc_layer.contact_guard import ContactGuard
-from wbc_layer.references import References
+from wbc_layer.references import References, task_references
 
 if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
@@ -179,8 +179,7 @@ class WbcActuation(Actuation):
         """Add ``tasks`` (a scenario's) to the episode's controller and to its references."""
         for task in tasks:
             self.controller.add_task(task)
-        extra = References.for_controller(self.controller, [task.name for task in tasks])
-        self.references.tasks.update(extra.tasks)
+        self.references.tasks.update(task_references(self.controller, [task.name for task in tasks]))
 
     def update_references(self, context, time: float, dt: float, action: np.ndarray | None) -> None:
         references = self.references

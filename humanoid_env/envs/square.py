@@ -88,9 +88,6 @@ class SquareTask(Task):
         self.command.com_target.evaluate(0.0)
         self.command.com_goal = self.command.com_target.position.copy()
 
-    def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
-        self.command.com_goal = self.command.com_target.position  # (the segment moves the target itself)
-
     def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
         return {"com_goal": self.command.com_target.position.copy()}
 
