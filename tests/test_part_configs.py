@@ -31,6 +31,7 @@ from humanoid_env.envs.configs import (
     SeesawTaskConfig,
     SensingConfig,
     ShellConfig,
+    SteppingBalanceTaskConfig,
     TerminationConfig,
     WallTaskConfig,
     WbcConfig,
@@ -52,7 +53,7 @@ ENVS: dict[str, tuple[type, dict[str, Any], tuple[type[PartConfig], ...]]] = {
     "HumanoidWBCWall-v0": (HumanoidWallEnv, WALL_DEFAULTS, WALL_PARTS),
     "HumanoidWBCSeesaw-v0": (HumanoidSeesawEnv, SEESAW_DEFAULTS, SEESAW_PARTS),
 }
-ALL_PARTS = (*BASE_PARTS, BalanceTaskConfig, WallTaskConfig, SeesawTaskConfig)
+ALL_PARTS = (*BASE_PARTS, BalanceTaskConfig, SteppingBalanceTaskConfig, WallTaskConfig, SeesawTaskConfig)
 #: gym.make warns before the env refuses a render_mode that is not in its metadata.
 pytestmark = pytest.mark.filterwarnings("ignore:.*not in the possible render_modes:UserWarning")
 
@@ -94,10 +95,10 @@ def test_each_default_keyword_belongs_to_exactly_one_part():
 @pytest.mark.parametrize(
     "defaults, parts, message",
     [
-        (BALANCE_DEFAULTS, BASE_PARTS, "keyword(s) of no part: ['com_target_range_m', 'target_interval_s', 'target_speed_mps']"),
+        (BALANCE_DEFAULTS, BASE_PARTS, "keyword(s) of no part: ['com_target_range_m', 'target_interval_s', 'target_speed_mps', 'stepping']"),
         (SEESAW_DEFAULTS, (*BALANCE_PARTS, SeesawTaskConfig), "keyword(s) of several parts: {'com_target_range_m'"),
         (BALANCE_DEFAULTS, (*BALANCE_PARTS, ShellConfig), "'action_mode': ['ShellConfig', 'ShellConfig']"),
-        (BASE_DEFAULTS, BALANCE_PARTS, "part keyword(s) without a default: {'com_target_range_m': ['BalanceTaskConfig']"),
+        (BASE_DEFAULTS, BALANCE_PARTS, "part keyword(s) without a default: {'com_target_range_m': ['SteppingBalanceTaskConfig']"),
     ],
 )
 def test_a_gap_or_an_overlap_is_refused(defaults, parts, message):

@@ -26,6 +26,8 @@ from wbc_layer.references import (
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.seesaw_law import BoardTiltLaw
+from wbc_layer.step_limits import StepLimits, derive_step_limits, reachable_region
+from wbc_layer.stepping import SteppingLaw, SteppingSettings, SwingFoot, SwingSettings
 from wbc_layer.tasks import (
     AngularMomentumTask,
     BodyRestTask,
@@ -77,7 +79,14 @@ __all__ = [
     "WBCError",
     "WBCResult",
     "WholeBodyController",
+    "StepLimits",
+    "SteppingLaw",
+    "SteppingSettings",
+    "SwingFoot",
+    "SwingSettings",
     "controller_config_from_dict",
+    "derive_step_limits",
+    "reachable_region",
     "gravity_compensation",
     "solve_with_qpsolvers",
 ]

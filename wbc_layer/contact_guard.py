@@ -108,6 +108,9 @@ class ContactGuard:
         #: contact name -> state (`SUPPORTING`, `RELEASING`, `RELEASED`, `REGAINING`).
         self.state = dict.fromkeys(contacts, SUPPORTING)
         self._timer = dict.fromkeys(contacts, 0.0)  # unloaded / settled time, or ramp progress [s]
+        #: contacts a plan drives now (a stepping law's swing foot): left alone, as supporting
+        #: with their timers at 0, until the plan lets go of them. Set by the caller each tick.
+        self.planned: tuple[str, ...] = ()
 
     @property
     def supporting(self) -> tuple[str, ...]:
@@ -119,6 +122,9 @@ class ContactGuard:
         [N], sole tilt [rad])`` for every guarded contact."""
         s = self.settings
         for name, state in self.state.items():
+            if name in self.planned:  # a planned swing is not a lost contact
+                self.state[name], self._timer[name] = SUPPORTING, 0.0
+                continue
             force, tilt = measurements[name]
             contact = self.controller.contact(name)
             if state == SUPPORTING:

@@ -96,6 +96,8 @@ FEET = ("left_foot", "right_foot")
 #: The law's and the swing foot's phases.
 STANDING, UNLOADING, SWING, LOADING, DONE = "standing", "unloading", "swing", "loading", "done"
 PHASES = (STANDING, UNLOADING, SWING, LOADING)
+#: Times closer than this are the same tick [s] (a simulator's time is a sum of rounded steps).
+_TICK_TOLERANCE_S = 1e-9
 #: A step is taken only if it leaves the capture point this much deeper inside the support than
 #: standing would by the same time [m].
 STEP_GAIN_M = 1e-3
@@ -163,9 +165,11 @@ def _quintic_sample(c: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray, np
 
 def _edges(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Outward unit normals (k, 2) and offsets (k,) of a counter-clockwise convex polygon."""
-    edges = np.roll(polygon, -1, axis=0) - polygon
+    edges = np.empty_like(polygon)
+    edges[:-1] = polygon[1:] - polygon[:-1]
+    edges[-1] = polygon[0] - polygon[-1]
     normals = np.column_stack([edges[:, 1], -edges[:, 0]])
-    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    normals /= np.sqrt(np.einsum("ij,ij->i", normals, normals))[:, None]
     return normals, np.einsum("ij,ij->i", normals, polygon)
 
 
@@ -179,7 +183,18 @@ def signed_distance(point: ArrayLike, polygon: ArrayLike) -> float:
     slack = offsets - normals @ x
     if np.all(slack >= 0.0):
         return float(np.min(slack))
-    return -float(np.linalg.norm(x - project_to_polygon(x, poly)))
+    return -float(np.linalg.norm(x - _nearest_on_boundary(x, poly)))
+
+
+def _nearest_on_boundary(x: np.ndarray, poly: np.ndarray) -> np.ndarray:
+    """The point of the polygon's boundary nearest to ``x`` (all edges at once)."""
+    b = np.empty_like(poly)
+    b[:-1], b[-1] = poly[1:], poly[0]
+    ab = b - poly
+    s = np.clip(np.einsum("ij,ij->i", x - poly, ab) / np.einsum("ij,ij->i", ab, ab), 0.0, 1.0)
+    candidates = poly + s[:, None] * ab
+    d = candidates - x
+    return candidates[int(np.argmin(np.einsum("ij,ij->i", d, d)))]
 
 
 def project_to_polygon(point: ArrayLike, polygon: ArrayLike) -> np.ndarray:
@@ -190,15 +205,7 @@ def project_to_polygon(point: ArrayLike, polygon: ArrayLike) -> np.ndarray:
     normals, offsets = _edges(poly)
     if np.all(offsets - normals @ x >= 0.0):
         return x.copy()
-    best, best_distance = x, math.inf
-    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
-        ab = b - a
-        s = min(max(float((x - a) @ ab) / float(ab @ ab), 0.0), 1.0)
-        candidate = a + s * ab
-        distance = float(np.linalg.norm(x - candidate))
-        if distance < best_distance:
-            best, best_distance = candidate, distance
-    return np.array(best, dtype=float)
+    return _nearest_on_boundary(x, poly).copy()
 
 
 def _rotation(yaw: float) -> np.ndarray:
@@ -214,9 +221,20 @@ def _rectangle(centre: np.ndarray, yaw: float, half_sizes: tuple[float, float]) 
 
 
 def _hull(points: np.ndarray) -> np.ndarray:
-    from wbc_layer.capture import convex_hull  # noqa: PLC0415 (one module, imported when used)
+    """(k, 2) counter-clockwise convex hull of a few points (n, 2) [m] (Andrew's monotone chain,
+    collinear points dropped): the law's support polygons, each tick, so no input checks here."""
+    pts = sorted(map(tuple, np.asarray(points, dtype=float).tolist()))
 
-    return convex_hull(points)
+    def chain(sequence):
+        out = []
+        for p in sequence:
+            while len(out) >= 2 and (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0]) <= 0.0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = chain(pts), chain(reversed(pts))
+    return np.array(lower[:-1] + upper[:-1])
 
 
 # -- the swing foot ---------------------------------------------------------------------------------
@@ -345,7 +363,7 @@ class SwingFoot:
         """Advance to ``time`` [s] with the foot's measured normal force ``normal_force_n`` [N]."""
         s = self.settings
         if self.phase == UNLOADING:
-            if time < self.t_lift:
+            if time < self.t_lift - _TICK_TOLERANCE_S:
                 share, _ = _min_jerk_share(time, self.t_decision, s.unload_s)
                 self.max_normal_force = (1.0 - share) * self.load_n
                 return
@@ -396,10 +414,9 @@ class SwingFoot:
             self.velocity[2] = 0.0
 
     def _touch_down(self, time: float) -> None:
-        dt_tolerance = 1e-9
-        if time < self.t_touch_planned - dt_tolerance and not self.missed:
+        if time < self.t_touch_planned - _TICK_TOLERANCE_S and not self.missed:
             kind = "early"
-        elif time <= self.t_touch_planned + dt_tolerance:
+        elif time <= self.t_touch_planned + _TICK_TOLERANCE_S:
             kind = "planned"
         else:
             kind = "late"
@@ -478,7 +495,9 @@ class SteppingLaw:
         unknown = sorted(set(reachable) - set(FEET))
         if unknown or set(reachable) != set(FEET):
             raise ValueError(f"reachable must give a polygon for each of {FEET}, got {sorted(reachable)}")
-        self.reachable = {foot: _hull(np.asarray(poly, dtype=float)) for foot, poly in reachable.items()}
+        from wbc_layer.capture import convex_hull  # noqa: PLC0415 (checked once: the user's polygons)
+
+        self.reachable = {foot: convex_hull(poly) for foot, poly in reachable.items()}
         self.cop_half_sizes = (_positive(cop_half_sizes[0], "cop half length"), _positive(cop_half_sizes[1], "cop half width"))
         self.omega = _positive(omega, "omega")
         self.settings = settings or SteppingSettings()
@@ -493,12 +512,21 @@ class SteppingLaw:
         self.last_placement: Placement | None = None
         self.clipped_steps = 0
         self.events: list[str] = []
+        self._support_cache: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- geometry ----------------------------------------------------------------------------
     def support_polygon(self, feet_xy: np.ndarray, feet_yaw: np.ndarray) -> np.ndarray:
-        """(k, 2) hull of both soles' CoP rectangles (world)."""
+        """(k, 2) hull of both soles' CoP rectangles (world); the last one is kept while the feet
+        stay within 0.1 mm and 1 mrad of where they were (standing: every tick the same)."""
+        key = np.concatenate([np.asarray(feet_xy, dtype=float).ravel(), np.asarray(feet_yaw, dtype=float)])
+        cached = self._support_cache
+        if cached is not None and np.abs(cached[0] - key).max() < 1e-4:
+            return cached[1]
         corners = [_rectangle(feet_xy[i], float(feet_yaw[i]), self.cop_half_sizes) for i in range(2)]
-        return _hull(np.vstack(corners))
+        polygon = _hull(np.vstack(corners))
+        self._support_cache = (key, polygon)
+        self._support_edges = _edges(polygon)
+        return polygon
 
     def place(self, swing_foot: str, capture_point: ArrayLike, feet_xy: ArrayLike, feet_yaw: ArrayLike,
               time_to_touch_down_s: float) -> Placement:  # fmt: skip
@@ -569,7 +597,14 @@ class SteppingLaw:
         """Whether standing cannot capture: the capture point is outside the double-support CoP
         polygon by more than ``trigger_margin_m``."""
         polygon = self.support_polygon(np.asarray(feet_xy, dtype=float), np.asarray(feet_yaw, dtype=float))
-        return signed_distance(capture_point, polygon) < -self.settings.trigger_margin_m
+        normals, offsets = self._support_edges
+        slack = offsets - normals @ np.asarray(capture_point, dtype=float)
+        margin = self.settings.trigger_margin_m
+        if margin < 0.0:  # inside the edge by more than -margin: the nearest edge's slack decides
+            return bool(slack.min() < -margin)
+        if slack.min() >= 0.0:  # inside: standing can capture
+            return False
+        return signed_distance(capture_point, polygon) < -margin
 
     def captured(self, capture_point, feet_xy, feet_yaw) -> bool:
         """Whether the capture point is inside the double-support CoP polygon by ``capture_margin_m``."""

@@ -168,9 +168,11 @@ class WbcActuation(Actuation):
             self.controller = WholeBodyController(setup.robot, setup.config)
         if setup.posture_kp is not None:
             self.controller.posture_task.kp = setup.posture_kp
+        for task in setup.added_tasks:
+            self.controller.add_task(task)
         self.body_states = setup.body_states
         self.on_result = setup.on_result
-        self.references = References.for_controller(self.controller, setup.tasks)
+        self.references = References.for_controller(self.controller, (*setup.tasks, *(t.name for t in setup.added_tasks)))
         settings = self.wbc.contact_guard
         self.guard = ContactGuard(self.references, FEET, settings) if settings else None
         self.step_contact_slack = 0.0
@@ -189,6 +191,7 @@ class WbcActuation(Actuation):
             if self.scenario is not None:
                 self.scenario.update_controller(references, context, time, dt)
             if self.guard is not None:
+                self.guard.planned = self.task.planned_contacts()
                 forces = self.plant.contact_forces()
                 self.guard.update(dt, self.plant.sole_tilts(self.task.support_normal(), forces))
         references.evaluate(time)

@@ -1,7 +1,7 @@
 """``HumanoidWBC-v0``: stand on flat ground, track a moving CoM target, survive pushes.
 
 The task module: [`BalanceTask`][humanoid_env.envs.balance.BalanceTask] (its config is
-[`BalanceTaskConfig`][humanoid_env.envs.configs.BalanceTaskConfig]) and the env class
+[`SteppingBalanceTaskConfig`][humanoid_env.envs.configs.SteppingBalanceTaskConfig]) and the env class
 [`HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv], whose docstring is the env's spec.
 """
 
@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
-from humanoid_env.envs.configs import BalanceTaskConfig
+from humanoid_env.envs.configs import SteppingBalanceTaskConfig
+from humanoid_env.envs.stepping import SUPPORT_SHIFT_S, SteppingStage, stepping_law
 from humanoid_env.envs.task import Task
 
 BALANCE_DEFAULTS: dict[str, Any] = {
@@ -20,6 +21,8 @@ BALANCE_DEFAULTS: dict[str, Any] = {
     "com_target_range_m": (0.03, 0.02, 0.0),
     "target_interval_s": (2.0, 4.0),
     "target_speed_mps": 0.03,
+    # the stepping law (humanoid_env.envs.stepping): None (off), True or a dict of its settings
+    "stepping": None,
 }
 
 
@@ -29,16 +32,51 @@ class BalanceTask(Task):
 
     env_id = "HumanoidWBC-v0"
     name = "balance"
-    config_type = BalanceTaskConfig
+    config_type = SteppingBalanceTaskConfig
+    #: the stepping stage (``stepping``), or None.
+    stepper: SteppingStage | None = None
+
+    def reference_stages(self, wbc: Any, blocks: dict[str, slice]) -> tuple[list, list]:
+        settings = getattr(self.config, "stepping", None)
+        if settings is None:
+            return [], []
+        plant = self.plant
+        com_height = float(plant.com_nominal[2] - plant.data.site_xpos[plant.sole_sites, 2].mean())
+        law = stepping_law(self.description, dict(settings), com_height)
+        self.stepper = SteppingStage(plant, law, self.weight_n, self._support_moved)
+        return [], [self.stepper]
+
+    def controller_setup(self, robot, wbc):
+        setup = super().controller_setup(robot, wbc)
+        if self.stepper is not None:
+            setup.added_tasks = tuple(self.stepper.controller_tasks())
+        return setup
+
+    def planned_contacts(self) -> tuple[str, ...]:
+        return () if self.stepper is None else self.stepper.planned_contacts()
+
+    def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
+        info = super().info(nonfinite, drives_controller)
+        if self.stepper is not None:
+            info["stepping"] = self.stepper.info()
+        return info
+
+    def _support_moved(self, delta: np.ndarray, time: float) -> None:
+        """The feet moved by ``delta`` (3,) [m] (a step): goals are drawn around the new support
+        and the CoM target moves with it."""
+        self.support_shift = self.support_shift + delta
+        self.command.shift(delta, time, SUPPORT_SHIFT_S)
 
     def reset(self, rng: np.random.Generator) -> None:
         super().reset(rng)
         self.next_target_time = rng.uniform(*self.config.target_interval_s)
+        #: how far the feet's midpoint has moved by steps this episode (3,) [m].
+        self.support_shift = np.zeros(3)
 
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         if time >= self.next_target_time:
             span = np.asarray(self.config.com_target_range_m, dtype=float)
-            self.command.com_goal = self.plant.com_nominal + rng.uniform(-1.0, 1.0, 3) * span
+            self.command.com_goal = self.plant.com_nominal + self.support_shift + rng.uniform(-1.0, 1.0, 3) * span
             self.next_target_time = time + rng.uniform(*self.config.target_interval_s)
         self.glide_target(dt)
 
@@ -221,7 +259,20 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     [`wbc_layer.contact_guard`][wbc_layer.contact_guard]: True or a dict of ``ContactGuardSettings`` fields; a foot
     whose sole tilts more than 0.1 rad from the ground, measured in MuJoCo, is released with its
     force bound ramped to 0 over 50 ms, and regained once flat and loaded; off by default: it
-    lowered the push envelope, see the module). ``reference_feedforward`` and ``timing_in_info``
+    lowered the push envelope, see the module), ``stepping`` = None (the stepping law,
+    [`humanoid_env.envs.stepping`][humanoid_env.envs.stepping], wbc mode only: True or a dict of
+    its settings (``trigger_margin_m``, ``capture_margin_m``, ``placement_offset_m``, ``max_steps``
+    of [`SteppingSettings`][wbc_layer.stepping.SteppingSettings]; ``swing_s``, ``height_m``,
+    ``unload_s``, ``load_s``, ``touch_down_force_n``, ``earliest_touch_down``, ``late_s``,
+    ``descent_mps``, ``retarget_until`` of [`SwingSettings`][wbc_layer.stepping.SwingSettings]; the
+    swing's height and duration default to the robot's step limits): when the capture point leaves
+    the support and a step beats standing, a foot is unloaded, swung and put down where the
+    capture point will be, until the robot stands again; the CoM target and its goals follow the
+    feet. ``info["stepping"]``: ``phase`` ("standing", "unloading", "swing", "loading"),
+    ``steps_taken``, ``swing_foot``, ``target`` (2,) [m] and ``target_clipped`` (the last
+    placement, clipped to the step limits), ``clipped_steps``, ``touch_downs`` ("early",
+    "planned", "late" per step), ``missed``, ``capture_point`` (2,) [m]. Off by default, so the
+    env and everything measured on it stay as they were). ``reference_feedforward`` and ``timing_in_info``
     are booleans (``bool`` or ``numpy.bool_``; the string "False" is rejected). Unknown keywords
     raise ``ValueError`` listing the valid ones; an invalid value raises ``ValueError`` reading
     ``"<keyword> must be ..., got ..."`` (a robot description's ``controller_overrides`` are

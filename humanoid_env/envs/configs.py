@@ -434,6 +434,55 @@ class BalanceTaskConfig(PartConfig):
         _set(self, "target_speed_mps", check_scalar("target_speed_mps", self.target_speed_mps, 0.0, strict_low=True))
 
 
+#: The ``stepping`` keyword's settings: the stepping law's (``SteppingSettings`` but ``swing``) and
+#: each step's (``SwingSettings``), given flat in one dict.
+STEPPING_LAW_SETTINGS = ("trigger_margin_m", "capture_margin_m", "placement_offset_m", "max_steps")
+STEPPING_SWING_SETTINGS = (
+    "swing_s", "height_m", "unload_s", "load_s", "touch_down_force_n", "earliest_touch_down", "late_s", "descent_mps",
+    "retarget_until",
+)  # fmt: skip
+
+
+def stepping_settings(value: Any) -> tuple[tuple[str, Any], ...] | None:
+    """The ``stepping`` keyword: None or False (off), True (the law with its defaults and the
+    robot's step limits), or a dict of settings (names of ``STEPPING_LAW_SETTINGS`` and
+    ``STEPPING_SWING_SETTINGS``, numbers; ``max_steps`` an int). Held as sorted ``(name, value)``
+    pairs (``()`` for True); the law is built with the robot's step limits by the task, which
+    checks the values (``SteppingSettings``, ``SwingSettings``)."""
+    if value is None or (is_bool(value) and not value):
+        return None
+    if is_bool(value):
+        return ()
+    if not isinstance(value, dict):
+        raise keyword_error("stepping", "None, True, False or a dict of stepping settings", value)
+    valid = (*STEPPING_LAW_SETTINGS, *STEPPING_SWING_SETTINGS)
+    unknown = sorted(set(value) - set(valid), key=repr)
+    if unknown:
+        raise ValueError(f"stepping: unknown setting(s) {unknown}; valid ones are: {', '.join(valid)}")
+    for name, item in value.items():
+        if not is_number(item):
+            raise keyword_error(f"stepping[{name!r}]", "a number", item)
+    return tuple(sorted(value.items()))
+
+
+@dataclass(frozen=True)
+class SteppingBalanceTaskConfig(BalanceTaskConfig):
+    """``HumanoidWBC-v0``'s task: the balance task's moving CoM target plus the opt-in stepping law.
+
+    Attributes:
+        stepping: None (off: the robot stands, ``HumanoidWBC-v0`` as it always was), or the
+            stepping law's settings as ``(name, value)`` pairs (see [`stepping_settings`][humanoid_env.envs.configs.stepping_settings]).
+    """
+
+    KEYWORDS: ClassVar[tuple[str, ...]] = (*BalanceTaskConfig.KEYWORDS, "stepping")
+
+    stepping: tuple[tuple[str, Any], ...] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _set(self, "stepping", stepping_settings(self.stepping))
+
+
 @dataclass(frozen=True)
 class WallTaskConfig(PartConfig):
     """``HumanoidWBCWall-v0``'s task: the hand force on the wall and the CoM lean.
@@ -567,7 +616,7 @@ BASE_PARTS: tuple[type[PartConfig], ...] = (
     ShellConfig, PlantConfig, SensingConfig, WbcConfig, PdConfig, TerminationConfig, RewardConfig,
 )  # fmt: skip
 #: ``HumanoidWBC-v0``'s parts (``BALANCE_DEFAULTS``).
-BALANCE_PARTS: tuple[type[PartConfig], ...] = (*BASE_PARTS, BalanceTaskConfig)
+BALANCE_PARTS: tuple[type[PartConfig], ...] = (*BASE_PARTS, SteppingBalanceTaskConfig)
 #: ``HumanoidWBCWall-v0``'s parts (``WALL_DEFAULTS``).
 WALL_PARTS: tuple[type[PartConfig], ...] = (*BASE_PARTS, WallTaskConfig)
 #: ``HumanoidWBCSeesaw-v0``'s parts (``SEESAW_DEFAULTS``).

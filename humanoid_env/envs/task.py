@@ -40,7 +40,7 @@ from humanoid_env.envs.plant import Plant
 from humanoid_env.robots import FEET, RobotDescription
 from wbc_layer import ControllerConfig, RobotModel
 from wbc_layer.environment_body import EnvironmentBody
-from wbc_layer.references import PointReference
+from wbc_layer.references import MinJerkSegment, PointReference
 
 __all__ = ["Command", "ControllerSetup", "StepContext", "Task"]
 
@@ -53,10 +53,24 @@ class Command:
     def __init__(self, com_nominal: np.ndarray):
         self.com_target = PointReference(3, com_nominal)
         self.com_goal = com_nominal.copy()
+        self._shift: MinJerkSegment | None = None
 
     def evaluate(self, time: float) -> None:
-        """Sample the segments the command follows at ``time`` [s]."""
+        """Sample the segments the command follows at ``time`` [s] (a finished
+        [`shift`][humanoid_env.envs.task.Command.shift] is dropped: the target holds its end)."""
         self.com_target.evaluate(time)
+        if self._shift is not None and time >= self._shift.t1:
+            if self.com_target.segment is self._shift:
+                self.com_target.follow(None)
+                self.com_target.velocity[:] = 0.0
+            self._shift = None
+
+    def shift(self, delta: np.ndarray, time: float, duration_s: float) -> None:
+        """Move the CoM goal by ``delta`` (3,) [m] at once and the CoM target by as much along a
+        minimum-jerk segment from ``time`` over ``duration_s`` [s] (the support moved: a step)."""
+        self.com_goal = self.com_goal + delta
+        self._shift = MinJerkSegment(time, time + duration_s, self.com_target.position.copy(), delta)
+        self.com_target.follow(self._shift)
 
 
 @dataclass
@@ -71,6 +85,8 @@ class ControllerSetup:
         tasks: names of the controller tasks whose references the task's stages write.
         body_states: returns the bodies' sensed states for each tick (with ``bodies``).
         on_result: called with each tick's ``WBCResult`` (a task reading a prediction).
+        added_tasks: controller tasks (fresh objects) added to the episode's controller after it
+            is built, their references kept with ``tasks``' (a swing foot's tasks).
     """
 
     config: ControllerConfig
@@ -80,6 +96,7 @@ class ControllerSetup:
     tasks: tuple[str, ...] = field(default_factory=tuple)
     body_states: Callable[[], dict[str, tuple[np.ndarray, np.ndarray]]] | None = None
     on_result: Callable[[Any], None] | None = None
+    added_tasks: tuple[Any, ...] = ()
 
 
 class StepContext:
@@ -172,6 +189,11 @@ class Task:
         decoders, shapers = self.reference_stages(wbc, blocks)
         #: the stages the wbc actuation runs every physics step, in order.
         self.reference_chain = [self.standing, *decoders, *shapers]
+
+    def planned_contacts(self) -> tuple[str, ...]:
+        """Contacts a plan of the task's drives now (a swing foot's): the contact guard leaves
+        them alone."""
+        return ()
 
     def support_normal(self) -> np.ndarray:
         """(3,) unit normal, world axes, of the surface the feet stand on (flat ground: +z)."""

@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 
 from wbc_layer import ContactConfig, ControllerConfig
+from wbc_layer.step_limits import StepLimits, derive_step_limits
 
 #: The scenes an environment may ask for: flat ground, a wall on the robot's right, a seesaw.
 SCENES = ("flat", "wall", "seesaw")
@@ -177,6 +178,39 @@ class RobotDescription:
         config = ControllerConfig(contacts=self.foot_contacts(), torso_frame=self.torso_frame)
         return config.with_overrides(**{**self.controller_overrides, **overrides})
 
+    # -- the legs' kinematics, read from the model at home --------------------------------
+    def leg_geometry(self) -> dict[str, float]:
+        """The legs measured in the flat scene's ``home`` keyframe [m], both sides averaged.
+
+        - ``hip_height_m``: the hip pitch joint's anchor above the sole site at home (the standing
+          posture, whose CoM height the stepping law keeps);
+        - ``leg_length_m``: the hip pitch anchor to the sole site with the sagittal chain (the
+          ``hip_pitch``, ``knee`` and ``ankle_pitch`` joints of `joint_groups`' ``legs``)
+          straightened to 0, the other joints at home: the distance itself (hip to the sole centre,
+          which may sit ahead of the ankle), not the sum of the segments' lengths;
+        - ``nominal_width_m``: the lateral distance between the two sole sites at home.
+
+        Raises:
+            ValueError: the ``legs`` group lacks a side's ``hip_pitch``, ``knee`` or
+                ``ankle_pitch`` joint, or the model lacks the flat scene's ``home`` keyframe.
+        """
+        chains = []
+        for side in ("left", "right"):
+            names = [n for n in self.joint_groups.get("legs", ()) if n.startswith(f"{side}_")]
+            chain = tuple(next((n for n in names if part in n), "") for part in ("hip_pitch", "knee", "ankle_pitch"))
+            if not all(chain):
+                raise ValueError(f"robot {self.name!r}: joint_groups['legs'] needs {side} hip_pitch, knee and ankle_pitch joints, got {names}")
+            chains.append(chain)
+        soles = tuple(limb.site for limb in self.feet.values())
+        return dict(_leg_geometry(self.scene_path("flat"), tuple(chains), soles))
+
+    def step_limits(self) -> StepLimits:
+        """Where and how fast a swing foot may step (a ``wbc_layer.step_limits.StepLimits``):
+        ``derive_step_limits`` of [`leg_geometry`][humanoid_env.robots.description.RobotDescription.leg_geometry]
+        and the sole's half width, with that function's defaults. Read from the model once and cached."""
+        geometry = self.leg_geometry()
+        return derive_step_limits(geometry["leg_length_m"], geometry["hip_height_m"], geometry["nominal_width_m"], self.sole_half_sizes()[1])
+
     def home_posture(self, scene: str | None = None) -> dict[str, float]:
         """Joint name -> home angle [rad] in ``scene`` (`home_joints` with that scene's
         `scene_postures`; None: the plain home posture)."""
@@ -193,6 +227,45 @@ class RobotDescription:
 
 def _resolve(source: PathSource) -> Path:
     return Path(source() if callable(source) else source)
+
+
+@functools.cache
+def _leg_geometry(path: Path, chains: tuple[tuple[str, str, str], ...], soles: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """[`RobotDescription.leg_geometry`][humanoid_env.robots.description.RobotDescription.leg_geometry] of the scene at ``path``:
+    ``chains`` per side (hip pitch, knee, ankle pitch joints), ``soles`` the sole sites, left then right."""
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    key = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home")
+    if key < 0:
+        raise ValueError(f"{path} has no keyframe 'home'")
+
+    def joint(name: str) -> int:
+        index = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if index < 0:
+            raise ValueError(f"{path} has no joint named {name!r}")
+        return index
+
+    def site(name: str) -> int:
+        index = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, name)
+        if index < 0:
+            raise ValueError(f"{path} has no site named {name!r}")
+        return index
+
+    def hips_and_soles(straight: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+        mujoco.mj_resetDataKeyframe(model, data, key)
+        if straight:
+            for chain in chains:
+                for name in chain:
+                    data.qpos[model.jnt_qposadr[joint(name)]] = 0.0
+        mujoco.mj_kinematics(model, data)
+        return [(data.xanchor[joint(chain[0])].copy(), data.site_xpos[site(sole)].copy()) for chain, sole in zip(chains, soles, strict=True)]
+
+    home = hips_and_soles(straight=False)
+    straight = hips_and_soles(straight=True)
+    hip_height = float(np.mean([hip[2] - sole[2] for hip, sole in home]))
+    leg_length = float(np.mean([np.linalg.norm(hip - sole) for hip, sole in straight]))
+    width = float(abs(home[0][1][1] - home[1][1][1]))
+    return (("hip_height_m", hip_height), ("leg_length_m", leg_length), ("nominal_width_m", width))
 
 
 @functools.cache
