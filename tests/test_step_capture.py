@@ -102,10 +102,10 @@ def test_derive_step_limits_on_hubo_lite_by_hand():
     assert limits.min_width_m == pytest.approx(2 * 0.05 + 0.02, abs=TOL)  # 0.12 m
     assert limits.nominal_width_m == 0.16
     assert limits.swing_height_m == pytest.approx(0.08 * 0.61, abs=TOL)  # 0.0488 m
-    horizontal = math.sqrt(10.0 / math.sqrt(3.0) * reach / (2 * 9.81))  # 0.2183 s
-    vertical = math.sqrt(24.0 * 0.0488 / (2 * 9.81))  # 0.2443 s: the bump decides (2 g, the default)
+    horizontal = math.sqrt(10.0 / math.sqrt(3.0) * reach / (3 * 9.81))  # 0.1782 s
+    vertical = math.sqrt(24.0 * 0.0488 / (3 * 9.81))  # 0.1995 s: the bump decides (3 g, the default)
     assert limits.min_swing_time_s == pytest.approx(max(horizontal, vertical), abs=TOL)
-    assert limits.min_swing_time_s == pytest.approx(0.24432, abs=1e-5)
+    assert limits.min_swing_time_s == pytest.approx(0.19949, abs=1e-5)
 
 
 def test_min_swing_time_keeps_the_foot_acceleration_at_the_bound():
@@ -113,7 +113,7 @@ def test_min_swing_time_keeps_the_foot_acceleration_at_the_bound():
     T = limits.min_swing_time_s
     peak_vertical = 24.0 * limits.swing_height_m / T**2
     peak_horizontal = 10.0 / math.sqrt(3.0) * limits.reach_m / T**2
-    assert max(peak_vertical, peak_horizontal) == pytest.approx(2 * 9.81, abs=1e-9)
+    assert max(peak_vertical, peak_horizontal) == pytest.approx(3 * 9.81, abs=1e-9)
     # the minimum-jerk peak, numerically: x(s) = 10 s^3 - 15 s^4 + 6 s^5
     s = np.linspace(0.0, 1.0, 200001)
     assert np.abs(60 * s - 180 * s**2 + 120 * s**3).max() == pytest.approx(10.0 / math.sqrt(3.0), abs=1e-8)

@@ -166,3 +166,20 @@ def test_no_step_for_a_push_below_80_percent_of_the_ankle_bound(direction_deg):
     recorder = Recorder(env)
     info = recorder.run(0.75 * bound, direction_deg, end_s=3.0)
     assert not env.fell and info["stepping"]["steps_taken"] == 0
+
+
+def test_stepping_tick_benchmark_files_ticks_by_phase(tmp_path):
+    """benchmarks.stepping_tick at a tiny size: both envs' ticks are timed, the stepping env's
+    filed under the phases its law went through (a step: unloading, swing, loading), and every
+    physics step of the episode is one timed tick (no assertion on speed)."""
+    from benchmarks import stepping_tick
+
+    path = tmp_path / "tick.json"
+    stepping_tick.main(["--robots", "hubo_lite", "--episodes", "1", "--episode-s", "2.5", "--json", str(path)])
+    row = __import__("json").loads(path.read_text())["results"]["hubo_lite"]
+    assert row["steps_per_episode"][0] >= 1
+    phases = row["stepping"]
+    assert {"standing", "unloading", "swing", "loading", "all"} <= set(phases)
+    assert phases["all"]["ticks"] == sum(phases[p]["ticks"] for p in ("standing", "unloading", "swing", "loading"))
+    assert phases["all"]["ticks"] == 2.5 / 0.002 or row["falls"] == 1
+    assert row["standing"]["median_us"] > 0 and row["ratio_median"]["swing"] > 0

@@ -283,6 +283,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
 
     The id stays ``-v0`` until a first release; changes of behaviour are listed here.
 
+    - 2026-12-02: the opt-in ``stepping`` keyword (default None: nothing changes; every
+      trajectory of the env with it off is the same bit for bit as before).
     - 2026-11-30: the controller solves its QP exactly (``qp_solver`` default "eiquadprog", was
       "proxsuite") and brakes moving contacts (``ControllerConfig.contact_damping`` = 20 /s,
       was none). The nominal controller's push envelope rose from a worst cell of 30 % to 80 % of
