@@ -53,6 +53,7 @@ from humanoid_env.envs.randomisation import PlantRandomisation, plant_randomisat
 from humanoid_env.robots import ROBOTS, RobotDescription, robot_description
 from wbc_layer.config import BACKENDS, QP_SOLVERS, ControllerConfig
 from wbc_layer.contact_guard import ContactGuardSettings
+from wbc_layer.stepping import SteppingSettings, SwingSettings
 
 #: The ``action_mode`` keyword's values.
 ACTION_MODES = ("wbc", "torque", "pd")
@@ -436,11 +437,8 @@ class BalanceTaskConfig(PartConfig):
 
 #: The ``stepping`` keyword's settings: the stepping law's (``SteppingSettings`` but ``swing``) and
 #: each step's (``SwingSettings``), given flat in one dict.
-STEPPING_LAW_SETTINGS = ("trigger_margin_m", "capture_margin_m", "placement_offset_m", "max_steps")
-STEPPING_SWING_SETTINGS = (
-    "swing_s", "height_m", "unload_s", "load_s", "touch_down_force_n", "earliest_touch_down", "late_s", "descent_mps",
-    "retarget_until",
-)  # fmt: skip
+STEPPING_LAW_SETTINGS = tuple(f.name for f in fields(SteppingSettings) if f.name != "swing")
+STEPPING_SWING_SETTINGS = tuple(f.name for f in fields(SwingSettings))
 
 
 def stepping_settings(value: Any) -> tuple[tuple[str, Any], ...] | None:

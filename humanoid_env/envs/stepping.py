@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from humanoid_env.envs.configs import STEPPING_LAW_SETTINGS
 from humanoid_env.envs.decoding import ReferenceStage
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def stepping_law(description: RobotDescription, settings: dict[str, Any], com_he
     from wbc_layer.step_limits import reachable_region  # noqa: PLC0415
 
     limits = description.step_limits()
-    law_names = {f for f in SteppingSettings.__dataclass_fields__ if f != "swing"}
+    law_names = set(STEPPING_LAW_SETTINGS)
     swing = {"height_m": limits.swing_height_m, "swing_s": limits.min_swing_time_s}
     swing.update({k: v for k, v in settings.items() if k not in law_names})
     law = {k: v for k, v in settings.items() if k in law_names}
