@@ -31,7 +31,7 @@ import numpy as np
 
 from benchmarks.common import RESULTS, machine, stats, write_json
 from benchmarks.push_envelope import ScriptedPush
-from wbc_layer.capture import capture_bound, support_polygon
+from benchmarks.stepping_pairs import ankle_bound_now
 
 PUSH_TIME_S = 1.5
 PUSH_DURATION_S = 0.1
@@ -61,11 +61,7 @@ def make_env(robot: str):
 def home_ankle_bound(env) -> float:
     """The forward ankle-strategy bound [N s] of the home stance at rest."""
     env.reset(seed=0)
-    d, plant = env.data, env.plant
-    half = env.description.cop_half_sizes()
-    polygon = support_polygon(d.site_xpos[plant.sole_sites], d.site_xmat[plant.sole_sites].reshape(-1, 3, 3), *half)
-    ground = float(d.site_xpos[plant.sole_sites, 2].mean())
-    return capture_bound(env.com(), np.zeros(3), env.actuation.robot.mass, polygon, np.array([1.0, 0.0]), ground)
+    return ankle_bound_now(env, np.array([1.0, 0.0]))
 
 
 def measure(robot: str, episodes: int, episode_s: float, impulse_ns: float | None) -> dict[str, Any]:

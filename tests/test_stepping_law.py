@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from wbc_layer.step_limits import swing_height_profile as bump
 from wbc_layer.stepping import (
     LOADING,
     STANDING,
@@ -22,7 +23,6 @@ from wbc_layer.stepping import (
     SteppingSettings,
     SwingFoot,
     SwingSettings,
-    bump,
     project_to_polygon,
     quintic_coefficients,
     signed_distance,

@@ -16,7 +16,7 @@ orientation task). Nothing here imports a simulator.
    lift-off point to the target: horizontally a quintic from the reference's current state
    (position, velocity, acceleration) to rest at the target at the planned touch-down time (a
    minimum-jerk path when planned from rest), vertically ``ground + height b(s)`` with the bump
-   ``b(s) = 64 s^3 (1 - s)^3`` of the swing's phase ``s`` (height at ``s = 1/2``, zero velocity and
+   ``b(s) = 64 s^3 (1 - s)^3`` of the swing's phase ``s`` (``wbc_layer.step_limits.swing_height_profile``) (height at ``s = 1/2``, zero velocity and
    acceleration at lift-off and touch-down); an orientation task keeps the sole flat at its
    lift-off yaw.
 3. ``loading`` (``load_s``): from touch-down the contact is on again, its normal-force bound
@@ -74,6 +74,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from wbc_layer.references import min_jerk
+from wbc_layer.step_limits import _positive, swing_height_profile
+
 __all__ = [
     "FEET",
     "LOADING",
@@ -85,7 +88,6 @@ __all__ = [
     "SteppingSettings",
     "SwingFoot",
     "SwingSettings",
-    "bump",
     "project_to_polygon",
     "quintic_coefficients",
     "signed_distance",
@@ -103,13 +105,6 @@ _TICK_TOLERANCE_S = 1e-9
 STEP_GAIN_M = 1e-3
 
 
-def _positive(value, what: str) -> float:
-    number = float(value)
-    if not (math.isfinite(number) and number > 0.0):
-        raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
-    return number
-
-
 def _non_negative(value, what: str) -> float:
     number = float(value)
     if not (math.isfinite(number) and number >= 0.0):
@@ -122,25 +117,6 @@ def _share(value, what: str) -> float:
     if not (math.isfinite(number) and 0.0 <= number <= 1.0):
         raise ValueError(f"{what} must be in [0, 1], got {value!r}")
     return number
-
-
-def _min_jerk_share(t: float, t0: float, duration: float) -> tuple[float, float]:
-    """Minimum-jerk phase from 0 at ``t0`` to 1 at ``t0 + duration``: (s, ds/dt [1/s])."""
-    if t <= t0:
-        return 0.0, 0.0
-    if t >= t0 + duration:
-        return 1.0, 0.0
-    x = (t - t0) / duration
-    return 10 * x**3 - 15 * x**4 + 6 * x**5, (30 * x**2 - 60 * x**3 + 30 * x**4) / duration
-
-
-def bump(s: float) -> tuple[float, float, float]:
-    """The swing's height profile ``b(s) = 64 s^3 (1 - s)^3`` and its first two derivatives in
-    ``s``: ``b(0) = b(1) = 0``, ``b(1/2) = 1``, ``b' = b'' = 0`` at both ends, ``|b''| <= 24``.
-    ``s`` outside [0, 1] is held at the ends."""
-    s = min(max(s, 0.0), 1.0)
-    u = 1.0 - s
-    return 64 * s**3 * u**3, 192 * s**2 * u**2 * (u - s), 384 * s * u * (u * u - 3 * s * u + s * s)
 
 
 def quintic_coefficients(duration: float, p0, v0, a0, p1) -> np.ndarray:
@@ -364,7 +340,7 @@ class SwingFoot:
         s = self.settings
         if self.phase == UNLOADING:
             if time < self.t_lift - _TICK_TOLERANCE_S:
-                share, _ = _min_jerk_share(time, self.t_decision, s.unload_s)
+                share, _ = min_jerk(time, self.t_decision, self.t_lift)
                 self.max_normal_force = (1.0 - share) * self.load_n
                 return
             self._lift_off(time)
@@ -375,7 +351,7 @@ class SwingFoot:
                 self._swing(time)
                 return
         if self.phase == LOADING:
-            share, _ = _min_jerk_share(time, self.t_touch, s.load_s)
+            share, _ = min_jerk(time, self.t_touch, self.t_touch + s.load_s)
             if share >= 1.0:
                 self.phase, self.max_normal_force = DONE, None
             else:
@@ -396,7 +372,7 @@ class SwingFoot:
         s = self.settings
         if time <= self.t_touch_planned:
             p, v, a = _quintic_sample(self._path, time - self._path_t0)
-            b, b1, b2 = bump(self.progress(time))
+            b, b1, b2 = swing_height_profile(self.progress(time))
             self.position[:2], self.velocity[:2], self.acceleration[:2] = p, v, a
             self.position[2] = self.ground_z + s.height_m * b
             self.velocity[2] = s.height_m * b1 / s.swing_s
