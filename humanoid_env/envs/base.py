@@ -38,6 +38,7 @@ from humanoid_env.envs.configs import (
     TerminationConfig,
     WbcConfig,
     check_leg_odometry_needs,
+    check_stepping_needs,
 )
 from humanoid_env.envs.estimation import ActuationDelay, SensorModel
 from humanoid_env.envs.kwargs import resolve_kwargs
@@ -145,8 +146,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         shell, plant_config, sensing, wbc, pd, termination, rewards = parts
         task_config = self.task_type.config_type.from_keywords(self.config)
         check_leg_odometry_needs(sensing, shell.action_mode)
-        if getattr(task_config, "stepping", None) is not None and shell.action_mode != "wbc":
-            raise ValueError(f"stepping needs action_mode='wbc' (the stepping law drives the controller), got action_mode={shell.action_mode!r}")
+        check_stepping_needs(task_config, shell.action_mode)
         self.shell_config = shell
         self.action_mode: str = shell.action_mode
         self.render_mode = shell.render_mode

@@ -21,8 +21,9 @@ object it stands for (``StateEstimation``, ``PlantRandomisation``, ``ContactGuar
 Each part's ``KEYWORDS`` are its keywords; ``from_keywords(values)`` builds it from the flat
 resolved dict (other keys ignored); [`split_keywords`][humanoid_env.envs.configs.split_keywords] builds several parts in order,
 [`check_partition`][humanoid_env.envs.configs.check_partition] checks that a ``DEFAULTS`` dict is split into parts without gap or
-overlap. The one rule across parts (leg odometry needs an estimated state and ``action_mode="wbc"``)
-is [`check_leg_odometry_needs`][humanoid_env.envs.configs.check_leg_odometry_needs]. Units and meanings in full: the env classes'
+overlap. The rules across parts: leg odometry needs an estimated state and ``action_mode="wbc"``
+([`check_leg_odometry_needs`][humanoid_env.envs.configs.check_leg_odometry_needs]); stepping needs
+``action_mode="wbc"`` ([`check_stepping_needs`][humanoid_env.envs.configs.check_stepping_needs]). Units and meanings in full: the env classes'
 docstrings.
 """
 
@@ -463,6 +464,13 @@ def stepping_settings(value: Any) -> tuple[tuple[str, Any], ...] | None:
     return tuple(sorted(value.items()))
 
 
+
+def check_stepping_needs(task: Any, action_mode: str) -> None:
+    """``stepping`` (a task config that has it, not None) needs ``action_mode="wbc"`` (the law
+    drives the controller); else ``ValueError`` naming both keywords."""
+    if getattr(task, "stepping", None) is not None and action_mode != "wbc":
+        raise ValueError(f"stepping needs action_mode='wbc' (the stepping law drives the controller), got action_mode={action_mode!r}")
+
 @dataclass(frozen=True)
 class SteppingBalanceTaskConfig(BalanceTaskConfig):
     """``HumanoidWBC-v0``'s task: the balance task's moving CoM target plus the opt-in stepping law.
@@ -679,14 +687,19 @@ __all__ = [
     "PlantConfig",
     "RewardConfig",
     "SensingConfig",
+    "STEPPING_LAW_SETTINGS",
+    "STEPPING_SWING_SETTINGS",
     "SeesawTaskConfig",
     "ShellConfig",
+    "SteppingBalanceTaskConfig",
     "TerminationConfig",
     "WallTaskConfig",
     "WbcConfig",
     "check_controller_overrides",
     "check_leg_odometry_needs",
+    "check_stepping_needs",
     "check_partition",
     "contact_guard_settings",
     "split_keywords",
+    "stepping_settings",
 ]
