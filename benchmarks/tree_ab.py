@@ -1,4 +1,4 @@
-"""Env steps per second of two checkouts, side by side: did a change make an env slower?
+"""Env steps (or controller ticks) per second of two checkouts, side by side: did a change make them slower?
 
 Each checkout gets one worker process per case (an env id and action mode), started once; the
 parent then asks the workers in turn, A then B then A ..., to run a block of env steps (random
@@ -7,7 +7,14 @@ the same machine load within a round. Per case: the median over the rounds of th
 step in B over A (below 1: B is faster), the spread of the per-round ratios (min, max) and each
 tree's median steps/s. Only one worker runs at a time.
 
-    python -m benchmarks.tree_ab --a /path/to/old/checkout --b . [--rounds 15] [--block 100] [--json out.json]
+``--measure tick`` times the controller's tick alone instead of the env step: the wall time of
+each ``compute()`` call within the block (``Actuation.compute``, the env's hook for this: the
+whole tick, model update to torques, as ``benchmarks.controller_step``'s ``compute`` row), per
+tick, in the wbc-mode envs of both robots. A change to the controller shows there undiluted by
+MuJoCo and the env.
+
+    python -m benchmarks.tree_ab --a /path/to/old/checkout --b . [--rounds 15] [--block 100]
+        [--measure env_step|tick] [--json out.json]
 
 A checkout other than the installed one is run with this virtualenv, put first on ``sys.path``
 without the editable install's finder; it needs its compiled core (``wbc_layer/_core*.so``) and
@@ -32,6 +39,14 @@ CASES = (
     ("HumanoidWBCWall-v0", "wbc"),
     ("HumanoidWBCSeesaw-v0", "wbc"),
 )
+#: ``--measure tick``: (env id, robot), wbc mode.
+TICK_CASES = (
+    ("HumanoidWBC-v0", "hubo_lite"),
+    ("HumanoidWBCWall-v0", "hubo_lite"),
+    ("HumanoidWBCSeesaw-v0", "hubo_lite"),
+    ("HumanoidWBC-v0", "g1"),
+    ("HumanoidWBCSeesaw-v0", "g1"),
+)
 
 #: The worker: reads a block size per line, runs that many env steps, prints the seconds they took.
 WORKER = r"""
@@ -44,10 +59,23 @@ if installed is None or not os.path.realpath(installed.origin).startswith(tree +
 import gymnasium as gym, numpy as np
 import humanoid_env
 assert os.path.realpath(humanoid_env.__file__).startswith(tree + os.sep), (humanoid_env.__file__, tree)
-env = gym.make(sys.argv[2], action_mode=sys.argv[3])
+env_id, mode, robot, measure = sys.argv[2:6]
+env = gym.make(env_id, action_mode=mode, **({} if robot == "default" else {"robot": robot}))
 rng = np.random.default_rng(0)
 env.reset(seed=0)
 low, high = env.action_space.low, env.action_space.high
+ticks = [0.0, 0]  # seconds in compute(), calls
+if measure == "tick":
+    actuation = env.unwrapped.actuation
+    untimed = actuation.compute
+    def timed(q, v, body_states=None):
+        start = time.perf_counter()
+        try:
+            return untimed(q, v, body_states)
+        finally:
+            ticks[0] += time.perf_counter() - start
+            ticks[1] += 1
+    actuation.compute = timed
 def block(n):
     for _ in range(n):
         _, _, terminated, truncated, _ = env.step(rng.uniform(low, high).astype(np.float32))
@@ -57,25 +85,28 @@ block(20)  # warm-up
 print("ready", flush=True)
 for line in sys.stdin:
     n = int(line)
+    ticks[:] = [0.0, 0]
     start = time.perf_counter()
     block(n)
-    print(time.perf_counter() - start, flush=True)
+    elapsed = time.perf_counter() - start
+    print(elapsed / n if measure == "env_step" else ticks[0] / max(ticks[1], 1), flush=True)
 """
 
 
 class Worker:
     """One env in one checkout, in its own process."""
 
-    def __init__(self, tree: Path, env_id: str, mode: str):
+    def __init__(self, tree: Path, env_id: str, mode: str, robot: str = "default", measure: str = "env_step"):
         self.process = subprocess.Popen(
-            [sys.executable, "-c", WORKER, os.path.realpath(tree), env_id, mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", WORKER, os.path.realpath(tree), env_id, mode, robot, measure],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         line = self.process.stdout.readline().strip()
         if line != "ready":
             raise RuntimeError(f"worker for {tree} {env_id} {mode} did not start (got {line!r})")
 
     def run(self, steps: int) -> float:
-        """Seconds for ``steps`` env steps."""
+        """Seconds per env step (or per tick) over ``steps`` env steps."""
         self.process.stdin.write(f"{steps}\n")
         self.process.stdin.flush()
         return float(self.process.stdout.readline())
@@ -85,14 +116,16 @@ class Worker:
         self.process.wait(timeout=60)
 
 
-def measure(a: Path, b: Path, env_id: str, mode: str, rounds: int, block: int) -> dict:
+def measure(
+    a: Path, b: Path, env_id: str, mode: str, rounds: int, block: int, robot: str = "default", what: str = "env_step"
+) -> dict:
     """Alternating blocks of ``block`` steps, ``rounds`` rounds (A first in even rounds, B in odd)."""
-    workers = {"a": Worker(a, env_id, mode), "b": Worker(b, env_id, mode)}
+    workers = {"a": Worker(a, env_id, mode, robot, what), "b": Worker(b, env_id, mode, robot, what)}
     times = {"a": [], "b": []}
     try:
         for r in range(rounds):
             for key in ("a", "b") if r % 2 == 0 else ("b", "a"):
-                times[key].append(workers[key].run(block) / block)
+                times[key].append(workers[key].run(block))
     finally:
         for worker in workers.values():
             worker.close()
@@ -114,22 +147,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b", type=Path, required=True, help="the changed checkout")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--block", type=int, default=100, help="env steps per block")
+    parser.add_argument("--measure", choices=("env_step", "tick"), default="env_step",
+                        help="time whole env steps, or the controller's compute() calls within them")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = {}
     machine_start = machine()
     start = time.time()
-    for env_id, mode in CASES:
-        row = measure(args.a, args.b, env_id, mode, args.rounds, args.block)
-        results[f"{env_id}/{mode}"] = row
+    cases = CASES if args.measure == "env_step" else [(env_id, "wbc", robot) for env_id, robot in TICK_CASES]
+    unit = "steps/s" if args.measure == "env_step" else "ticks/s"
+    for env_id, mode, *robot in cases:
+        robot = robot[0] if robot else "default"
+        row = measure(args.a, args.b, env_id, mode, args.rounds, args.block, robot, args.measure)
+        key = f"{env_id}/{mode}" + ("" if robot == "default" else f"/{robot}")
+        results[key] = row
         print(
-            f"{env_id:>22} {mode:>6}  B/A {row['ratio_b_over_a_median']:.3f} (min {row['ratio_min']:.3f}, max {row['ratio_max']:.3f})"
-            f"  A {row['a_steps_per_s_median']:.0f} steps/s  B {row['b_steps_per_s_median']:.0f} steps/s",
+            f"{key:>34}  B/A {row['ratio_b_over_a_median']:.3f} (min {row['ratio_min']:.3f}, max {row['ratio_max']:.3f})"
+            f"  A {row['a_steps_per_s_median']:.0f} {unit}  B {row['b_steps_per_s_median']:.0f} {unit}",
             flush=True,
         )
     print(f"{time.time() - start:.0f} s")
     if args.json:
-        settings = {"a": str(args.a), "b": str(args.b), "rounds": args.rounds, "block": args.block, "cases": [list(c) for c in CASES]}
+        settings = {
+            "a": str(args.a), "b": str(args.b), "rounds": args.rounds, "block": args.block, "measure": args.measure,
+            "cases": [list(c) for c in cases],
+        }  # fmt: skip
         write_json(args.json, settings, results, machine_start)
     return 0
 

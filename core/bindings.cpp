@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <cmath>
 
@@ -104,6 +105,8 @@ NB_MODULE(_core, m) {
       .def("set_contact_frame", &Controller::set_contact_frame, "index"_a, "frame"_a)
       .def("set_contact_damping", &Controller::set_contact_damping, "damping"_a)
       .def("set_joint_limits", &Controller::set_joint_limits, "lower"_a, "upper"_a, "velocity"_a, "horizon"_a)
+      .def("set_slack_weight", &Controller::set_slack_weight, "weight"_a,
+           "The relaxed QP's contact-row weight (> 0), or 0: no relaxed QP.")
       .def("add_com_task", &add<wbc::ComTask>)
       .def("add_posture_task", &add<wbc::PostureTask>)
       .def("add_orientation_task", &add<wbc::OrientationTask>)
@@ -112,6 +115,29 @@ NB_MODULE(_core, m) {
       .def("add_contact_force_task", &add<wbc::ContactForceTask>)
       .def("add_regularisation_task", &add<wbc::RegularisationTask>)
       .def("add_angular_momentum_task", &add<wbc::AngularMomentumTask>)
+      .def("add_rows_task", &add<wbc::RowsTask>)
+      .def("add_leg_clearance", [](Controller& c) { return c.add_constraint(std::make_unique<wbc::LegClearanceRows>()); })
+      .def("set_leg_clearance",
+           [](Controller& c, int i, int swing_frame, int stance_frame, double side, double min_distance, double horizon,
+              bool active) {
+             check_index("constraint", i, c.n_constraints());
+             auto* piece = dynamic_cast<wbc::LegClearanceRows*>(&c.constraint(i));
+             if (piece == nullptr) throw nb::type_error(("constraint " + std::to_string(i) + " is not a leg clearance").c_str());
+             check_frame(c, swing_frame);
+             check_frame(c, stance_frame);
+             if (swing_frame == stance_frame) value_error("leg clearance: the swing and stance frames must differ");
+             if (side != 1.0 && side != -1.0) value_error("leg clearance: side must be +1 or -1");
+             if (!std::isfinite(min_distance)) value_error("leg clearance: min_distance must be finite");
+             if (!(horizon > 0) || !std::isfinite(horizon)) value_error("leg clearance: horizon must be finite and > 0");
+             if (piece->active != active) c.constraints_changed();
+             piece->swing_frame = swing_frame;
+             piece->stance_frame = stance_frame;
+             piece->side = side;
+             piece->min_distance = min_distance;
+             piece->horizon = horizon;
+             piece->active = active;
+           },
+           "index"_a, "swing_frame"_a, "stance_frame"_a, "side"_a, "min_distance"_a, "horizon"_a, "active"_a)
       .def("set_task", &Controller::set_task, "index"_a, "active"_a, "weight"_a)
       .def("set_gains",
            [](Controller& c, int i, const VectorXd& kp, const VectorXd& kd) {
@@ -188,6 +214,22 @@ NB_MODULE(_core, m) {
              t.target = target;
              t.configured = true;
            })
+      .def("set_rows",
+           [](Controller& c, int i, int start, const MatrixXd& A, const VectorXd& b) {
+             auto& t = task_as<wbc::RowsTask>(c, i, "rows task");
+             if (!c.finalized()) value_error("finalize() the controller first");
+             const int nx = c.layout().nx();
+             if (start < 0 || start + A.cols() > nx)
+               value_error("a task's rows must act on columns within [0, " + std::to_string(nx) + "), got start " +
+                           std::to_string(start) + " and " + std::to_string(A.cols()) + " columns");
+             check_size("task target b (one per row of A)", b.size(), A.rows());
+             check_finite("task rows A", A);
+             check_finite("task target b", b);
+             t.start = start;
+             t.A = A;
+             t.b = b;
+           },
+           "index"_a, "start"_a, "A"_a, "b"_a)
       .def("set_angular_momentum",
            [](Controller& c, int i, double damping) {
              auto& t = task_as<wbc::AngularMomentumTask>(c, i, "angular momentum task");
@@ -206,12 +248,31 @@ NB_MODULE(_core, m) {
           "compute",
           [](Controller& c, const RefV& q, const RefV& v, const RefV& s, const RefV& s_dot) {
             std::string status = c.compute(q, v, s, s_dot);
-            return nb::make_tuple(status, c.x(), c.tau(), c.iterations(), c.timings().solve);
+            return nb::make_tuple(status, c.x(), c.tau(), c.iterations(), c.timings().solve, c.relaxed());
           },
           "q"_a, "v"_a, "s"_a, "s_dot"_a,
-          "One tick: (status, x, tau, iterations, solve_time_us); x and tau are the last solved ones "
-          "when status is not 'solved'.")
+          "One tick: (status, x, tau, iterations, solve_time_us, relaxed); x and tau are the last solved "
+          "ones when status is not 'solved'.")
       .def("build", &Controller::build, "q"_a, "v"_a, "s"_a, "s_dot"_a)
+      .def(
+          "solve_relaxed",
+          [](Controller& c) {
+            if (!c.has_problem()) value_error("no QP has been built yet: call compute() or build() first");
+            std::string status = c.solve_relaxed();
+            return nb::make_tuple(status, c.x(), c.tau(), c.iterations());
+          },
+          "The relaxed QP of the last build: (status, x, tau, iterations).")
+      .def_prop_ro("relaxed", &Controller::relaxed, "Whether the last tick solved the relaxed QP.")
+      .def_prop_ro("contact_slack", &Controller::contact_slack,
+                   "(nf) the relaxed solution's J qdd + Jdot v per active contact, in force order.")
+      .def_prop_ro("row_layout",
+                   [](const Controller& c) {
+                     const auto& rows = c.rows();
+                     nb::list blocks;
+                     for (const auto& b : rows.blocks) blocks.append(nb::make_tuple(b.eq, b.n_eq, b.in, b.n_in));
+                     return nb::make_tuple(rows.n_eq, rows.n_hot, rows.n_in, blocks);
+                   },
+                   "(n_eq, n_hot, n_in, [(eq, n_eq, in, n_in) per constraint piece]) of the last build.")
       .def(
           "torques",
           [](const Controller& c, const RefV& x) {
@@ -228,7 +289,7 @@ NB_MODULE(_core, m) {
           "tau"_a)
       .def(
           "within_limits",
-          [](const Controller& c, const RefV& x, const VectorXd& tau) {
+          [](Controller& c, const RefV& x, const VectorXd& tau) {
             c.check_solution(x);
             c.check_torques(tau);
             return c.within_limits(x, tau);
@@ -240,7 +301,7 @@ NB_MODULE(_core, m) {
             if (!c.has_problem()) value_error("no QP has been built yet: call compute() or build() first");
             const auto& p = c.problem(with_torque_limits);
             if (with_torque_limits) return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_all, p.h_all);
-            return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_contact, p.h_contact);
+            return nb::make_tuple(p.P, p.q, p.A, p.b, p.G_hot, p.h_hot);
           },
           "with_torque_limits"_a, "(P, q, A, b, G, h) copies of the last built QP.")
       .def("timings",

@@ -30,7 +30,7 @@ Controller::Controller(const std::string& serialized_model, const VectorXd& damp
                        const VectorXd& torque_max, const std::string& qp_solver, double eps_abs, int max_iter)
     : robot_(serialized_model, damping), na_(robot_.nv() - 6), torque_min_(torque_min), torque_max_(torque_max),
       solver_(make_solver(qp_solver, eps_abs, max_iter)),
-      limited_solver_(make_solver(qp_solver, eps_abs, max_iter)) {
+      limited_solver_(make_solver(qp_solver, eps_abs, max_iter)), relaxed_solver_(max_iter) {
   if (robot_.nq() < 7 || robot_.nv() < 6)
     throw std::invalid_argument("the robot model must start with a free-flyer base (nq >= 7, nv >= 6)");
   check_size("torque_min (one per actuated joint, nv - 6)", torque_min.size(), na_);
@@ -83,9 +83,30 @@ void Controller::finalize() {
   }
   layout_.nf = start - layout_.nv - layout_.nb;
   contact_jacobian_.setZero(layout_.nf, layout_.nv);
+  constraints_.push_back(std::make_unique<FloatingBaseDynamics>());
+  for (int i = 0; i < n_contacts(); ++i) constraints_.push_back(std::make_unique<ContactConstraint>(i));
+  for (int k = 0; k < n_bodies(); ++k) constraints_.push_back(std::make_unique<BodyDynamics>(k));
+  auto joint_limits = std::make_unique<JointLimitRows>();
+  joint_limits_ = joint_limits.get();
+  constraints_.push_back(std::move(joint_limits));
+  auto torque_limits = std::make_unique<TorqueLimitRows>(torque_min_, torque_max_);
+  torque_limits_ = torque_limits.get();
+  constraints_.push_back(std::move(torque_limits));
+  for (const auto& piece : constraints_)
+    if (!piece->hot()) cold_.push_back(piece.get());
   x_.setZero(layout_.nx());
+  contact_slack_.setZero(layout_.nf);
   tau_.setZero(na_);
   finalized_ = true;
+}
+
+int Controller::add_constraint(std::unique_ptr<Constraint> piece) {
+  check_finalized(finalized_);
+  if (piece == nullptr) throw std::invalid_argument("add_constraint needs a constraint piece");
+  if (!piece->hot()) throw std::invalid_argument("an added constraint piece must be hot");
+  constraints_.push_back(std::move(piece));
+  structure_dirty_ = true;
+  return static_cast<int>(constraints_.size()) - 1;
 }
 
 int Controller::add_task(std::unique_ptr<Task> task) {
@@ -133,6 +154,7 @@ void Controller::update_state(const Eigen::Ref<const VectorXd>& q, const Eigen::
 
 void Controller::set_joint_limits(const VectorXd& lower, const VectorXd& upper, const VectorXd& velocity,
                                   double horizon) {
+  check_finalized(finalized_);
   if (built_) throw std::invalid_argument("set the joint limits before the first build");
   check_size("joint lower limits (nv - 6)", lower.size(), na_);
   check_size("joint upper limits (nv - 6)", upper.size(), na_);
@@ -142,29 +164,14 @@ void Controller::set_joint_limits(const VectorXd& lower, const VectorXd& upper, 
   if (!(horizon > 0) || !std::isfinite(horizon))
     throw std::invalid_argument("the joint-limit horizon must be finite and > 0");
   if (robot_.nq() - 7 != na_) throw std::invalid_argument("joint limits need one q entry per actuated joint");
-  joint_lower_ = lower;
-  joint_upper_ = upper;
-  joint_velocity_ = velocity;
-  joint_horizon_ = horizon;
-  nj_ = na_;
-  accel_lo_.setZero(na_);
-  accel_hi_.setZero(na_);
+  joint_limits_->set(lower, upper, velocity, horizon);
   structure_dirty_ = true;
 }
 
-void Controller::update_joint_bounds() {
-  // Same arithmetic, in the same order, as wbc_layer.joint_limits.JointLimits.acceleration_bounds.
-  constexpr double kCap = 1e6;  // ACCELERATION_CAP [rad/s^2]
-  const double T = joint_horizon_;
-  const auto q = robot_.q().tail(na_);
-  const auto v = robot_.v().tail(na_);
-  for (int j = 0; j < nj_; ++j) {
-    double hi = std::min((joint_upper_[j] - q[j] - 2.0 * T * v[j]) / (T * T), (joint_velocity_[j] - v[j]) / T);
-    double lo = std::max((joint_lower_[j] - q[j] - 2.0 * T * v[j]) / (T * T), (-joint_velocity_[j] - v[j]) / T);
-    if (lo > hi) lo = hi = 0.5 * (lo + hi);
-    accel_hi_[j] = std::isnan(hi) ? kCap : std::clamp(hi, -kCap, kCap);
-    accel_lo_[j] = std::isnan(lo) ? -kCap : std::clamp(lo, -kCap, kCap);
-  }
+void Controller::set_slack_weight(double weight) {
+  if (!(weight >= 0) || !std::isfinite(weight))
+    throw std::invalid_argument("the contact slack weight must be finite and >= 0");
+  slack_weight_ = weight;
 }
 
 void Controller::set_contact(int i, bool active, const MatrixXd& G, const VectorXd& h) {
@@ -194,119 +201,66 @@ void Controller::set_contact_frame(int i, int frame) {
 
 void Controller::rebuild_structure() {
   // What depends only on which contacts are active and on their rows.
-  const Layout& L = layout_;
-  const int nx = L.nx(), nf = L.nf, nb = L.nb;
+  const ConstraintContext context = constraint_context();
+  rows_.plan(constraints_, context);
+  const int nx = layout_.nx();
   Problem& p = problem_;
-  p.A.setZero(6 + nf + nb, nx);
-  p.b.setZero(6 + nf + nb);
+  p.A.setZero(rows_.n_eq, nx);
+  p.b.setZero(rows_.n_eq);
+  p.G_hot.setZero(rows_.n_hot, nx);
+  p.h_hot.setZero(rows_.n_hot);
+  p.G_all.setZero(rows_.n_in, nx);
+  p.h_all.setZero(rows_.n_in);
   contact_jacobian_.setZero();
-  body_row_.resize(bodies_.size());
-  for (size_t k = 0, row = 6 + nf; k < bodies_.size(); ++k) {
-    body_row_[k] = static_cast<int>(row);
-    row += bodies_[k]->dof();
-  }
-  n_contact_rows_ = 0;
-  for (const Contact& c : contacts_)
-    if (c.active) n_contact_rows_ += static_cast<int>(c.G.rows());
-  p.G_contact.setZero(n_contact_rows_, nx);
-  p.h_contact.setZero(n_contact_rows_);
-  for (size_t i = 0, row = 0; i < contacts_.size(); ++i) {
-    const Contact& c = contacts_[i];
-    if (!c.active) {  // its force is held at 0: f_i = 0
-      p.A.block(6 + L.force_start[i] - L.forces(), L.force_start[i], c.dim, c.dim).setIdentity();
-      continue;
-    }
-    const int m = static_cast<int>(c.G.rows());
-    p.G_contact.block(row, L.force_start[i], m, c.dim) = c.G;
-    p.h_contact.segment(row, m) = c.h;
-    row += m;
-  }
-  p.G_all.setZero(n_contact_rows_ + 2 * nj_ + 2 * na_, nx);
-  p.G_all.topRows(n_contact_rows_) = p.G_contact;
-  for (int j = 0; j < nj_; ++j) {  // a_lo <= qdd_a <= a_hi
-    p.G_all(n_contact_rows_ + j, L.nv - na_ + j) = 1.0;
-    p.G_all(n_contact_rows_ + nj_ + j, L.nv - na_ + j) = -1.0;
-  }
-  p.h_all.setZero(n_contact_rows_ + 2 * nj_ + 2 * na_);
-  p.h_all.head(n_contact_rows_) = p.h_contact;
+  for (size_t k = 0; k < constraints_.size(); ++k) constraints_[k]->write_structure(context, rows_.blocks[k], p);
   structure_dirty_ = false;
 }
 
 void Controller::assemble() {
   if (structure_dirty_) rebuild_structure();
   const Layout& L = layout_;
-  const int nv = L.nv, nf = L.nf, F = L.forces();
-  Problem& p = problem_;
-  // Equalities: 6 base rows, one block per contact, then the bodies' dynamics.
-  for (size_t i = 0; i < contacts_.size(); ++i) {
+  for (size_t i = 0; i < contacts_.size(); ++i) {  // what the dynamics, torque rows and torques read
     const Contact& c = contacts_[i];
-    if (!c.active) continue;
-    const int block = L.force_start[i] - F, rows = 6 + block, fi = L.force_start[i];
-    const Matrix6Xd& J = c.jacobian_full(robot_);
-    const Vector6d& drift = c.drift_full(robot_);
-    contact_jacobian_.middleRows(block, c.dim) = J.topRows(c.dim);
-    p.A.block(rows, 0, c.dim, nv) = J.topRows(c.dim);
-    p.b.segment(rows, c.dim) = -drift.head(c.dim);
-    // Contact damping: the rows ask -k_d u for the contact frame's velocity u (relative to the
-    // body it stands on), not 0.
-    VectorXd velocity = J.topRows(c.dim) * robot_.v();
-    if (c.body >= 0) {
-      // The contact frame moves with the body's material point under it.
-      const EnvironmentBody& body = *bodies_[c.body];
-      const Matrix3d R = robot_.frame_rotation(c.frame);
-      const Vector3d t = robot_.frame_translation(c.frame);
-      const MatrixXd J_body = body.frame_jacobian(R, t).topRows(c.dim);
-      p.A.block(rows, L.body_start[c.body], c.dim, body.dof()) = -J_body;
-      p.b.segment(rows, c.dim) += body.frame_drift(R, t).head(c.dim);
-      velocity -= J_body * body.s_dot;
-      // The body receives the opposite wrench: M_s sdd + h_s + J_s^T f = 0.
-      p.A.block(body_row_[c.body], fi, body.dof(), c.dim) = J_body.transpose();
-    }
-    p.b.segment(rows, c.dim) -= contact_damping_ * velocity;
+    if (c.active) contact_jacobian_.middleRows(L.force_start[i] - L.forces(), c.dim) = c.jacobian_full(robot_).topRows(c.dim);
   }
-  for (size_t k = 0; k < bodies_.size(); ++k) {
-    const EnvironmentBody& body = *bodies_[k];
-    p.A.block(body_row_[k], L.body_start[k], body.dof(), body.dof()) = body.mass_matrix();
-    p.b.segment(body_row_[k], body.dof()) = -body.bias();
-  }
-  p.A.topLeftCorner(6, nv) = robot_.M.topRows(6);
-  p.A.block(0, F, 6, nf) = -contact_jacobian_.leftCols(6).transpose();
-  p.b.head(6) = -robot_.h.head(6);
-  update_joint_bounds();
-  torque_rows_current_ = false;  // written when a solve or a caller needs them
+  const ConstraintContext context = constraint_context();
+  for (size_t k = 0; k < constraints_.size(); ++k) constraints_[k]->write(context, rows_.blocks[k], problem_);
+  cold_rows_current_ = false;  // written when a solve or a caller needs them
   // Cost, written straight into the problem.
+  Problem& p = problem_;
   Cost& cost = cost_;
   cost.P.swap(p.P);
   cost.lin.swap(p.q);
   cost.reset(L.nx());
-  Context context{robot_, layout_, contacts_, bodies_};
+  Context task_context{robot_, layout_, contacts_, bodies_};
   for (const auto& task : tasks_)
-    if (task->active && task->weight > 0) task->add_cost(context, cost);
+    if (task->active && task->weight > 0) task->add_cost(task_context, cost);
   cost.finish();
   cost.P.swap(p.P);
   cost.lin.swap(p.q);
 }
 
-void Controller::fill_torque_rows() {
-  // a_lo <= qdd_a <= a_hi, then tau_min <= M_a qdd + h_a - J_a^T f <= tau_max, as G x <= h rows.
-  if (torque_rows_current_) return;
-  const Layout& L = layout_;
+void Controller::write_cold_rows() {
+  if (cold_rows_current_) return;
   Problem& p = problem_;
-  p.h_all.segment(n_contact_rows_, nj_) = accel_hi_.head(nj_);
-  p.h_all.segment(n_contact_rows_ + nj_, nj_) = -accel_lo_.head(nj_);
-  const int row = n_contact_rows_ + 2 * nj_;
-  p.G_all.block(row, 0, na_, L.nv) = robot_.M.bottomRows(na_);
-  p.G_all.block(row, L.forces(), na_, L.nf) = -contact_jacobian_.rightCols(na_).transpose();
-  p.G_all.middleRows(row + na_, na_) = -p.G_all.middleRows(row, na_);
-  const auto h_actuated = robot_.h.tail(na_);
-  p.h_all.segment(row, na_) = torque_max_ - h_actuated;
-  p.h_all.segment(row + na_, na_) = h_actuated - torque_min_;
-  torque_rows_current_ = true;
+  p.G_all.topRows(rows_.n_hot) = p.G_hot;
+  p.h_all.head(rows_.n_hot) = p.h_hot;
+  const ConstraintContext context = constraint_context();
+  for (size_t k = 0; k < constraints_.size(); ++k)
+    if (!constraints_[k]->hot()) constraints_[k]->write_cold(context, rows_.blocks[k], p);
+  cold_rows_current_ = true;
+}
+
+bool Controller::cold_rows_hold(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) {
+  const ConstraintContext context = constraint_context();
+  for (const Constraint* piece : cold_)
+    if (!piece->holds(context, x, tau)) return false;
+  return true;
 }
 
 const Problem& Controller::problem(bool with_torque_limits) {
   if (!built_) throw std::invalid_argument("no QP has been built yet: call compute() or build() first");
-  if (with_torque_limits) fill_torque_rows();
+  if (with_torque_limits) write_cold_rows();
   return problem_;
 }
 
@@ -314,6 +268,8 @@ void Controller::build(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<con
                        const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) {
   const auto t0 = std::chrono::steady_clock::now();
   update_state(q, v, s, s_dot);
+  relaxed_ = false;  // this build's QP is not solved yet
+  contact_slack_.setZero();
   timings_.update = micros_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   assemble();
@@ -346,15 +302,54 @@ void Controller::check_torques(const Eigen::Ref<const VectorXd>& tau) const {
   check_size("tau (na)", tau.size(), na_);
 }
 
-bool Controller::within_torque_limits(const VectorXd& tau) const {
-  return !((tau.array() > torque_max_.array()).any() || (tau.array() < torque_min_.array()).any());
+bool Controller::within_torque_limits(const VectorXd& tau) const { return torque_limits_->within(tau); }
+
+bool Controller::within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) {
+  return cold_rows_hold(x, tau);
 }
 
-bool Controller::within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) const {
-  if (!within_torque_limits(tau)) return false;
-  if (nj_ == 0) return true;
-  const auto qdd = x.segment(layout_.nv - na_, na_);
-  return !((qdd.array() > accel_hi_.array()).any() || (qdd.array() < accel_lo_.array()).any());
+std::string Controller::solve_relaxed() {
+  if (!built_) throw std::invalid_argument("no QP has been built yet: call compute() or build() first");
+  relaxed_ = false;
+  write_cold_rows();
+  const ConstraintContext context = constraint_context();
+  std::vector<int> soft, hard, kept;
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    const RowBlock& block = rows_.blocks[k];
+    auto& eq = constraints_[k]->soft_when_relaxed(context) ? soft : hard;
+    for (int r = 0; r < block.n_eq; ++r) eq.push_back(block.eq + r);
+    if (!constraints_[k]->dropped_when_relaxed())
+      for (int r = 0; r < block.n_in; ++r) kept.push_back(block.in + r);
+  }
+  if (soft.empty()) return "infeasible_no_active_contact";
+  std::sort(kept.begin(), kept.end());
+  const Problem& p = problem_;
+  Problem& r = relaxed_problem_;
+  const MatrixXd A_soft = p.A(soft, Eigen::all);
+  const VectorXd b_soft = p.b(soft);
+  r.P = p.P;
+  r.P.noalias() += (2.0 * slack_weight_) * (A_soft.transpose() * A_soft);
+  r.q = p.q;
+  r.q.noalias() -= (2.0 * slack_weight_) * (A_soft.transpose() * b_soft);
+  r.A = p.A(hard, Eigen::all);
+  r.b = p.b(hard);
+  r.G_all = p.G_all(kept, Eigen::all);
+  r.h_all = p.h_all(kept);
+  const std::string status = relaxed_solver_.solve(r, r.G_all, r.h_all);
+  iterations_ = relaxed_solver_.iterations();
+  if (status != "solved") return status;
+  x_ = relaxed_solver_.x();
+  tau_ = torques(x_);
+  const VectorXd residual = A_soft * x_ - b_soft;
+  contact_slack_.setZero();
+  for (size_t k = 0, j = 0; k < constraints_.size(); ++k) {  // soft rows are the active contacts'
+    const RowBlock& block = rows_.blocks[k];
+    if (!constraints_[k]->soft_when_relaxed(context)) continue;
+    contact_slack_.segment(block.eq - 6, block.n_eq) = residual.segment(j, block.n_eq);
+    j += block.n_eq;
+  }
+  relaxed_ = true;
+  return status;
 }
 
 std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
@@ -368,27 +363,29 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
     timings_.solve = timings_.torques = 0.0;
     return "non_finite_problem";
   }
-  // The torque-limit rows are most of the inequalities and rarely active: solve without
-  // them first; if the torques respect the limits, that is the full problem's optimum too.
-  std::string status = solver_->solve(problem_, problem_.G_contact, problem_.h_contact);
+  // The cold rows (joint and torque limits) are most of the inequalities and rarely active: solve
+  // without them first; if the solution keeps them, that is the full problem's optimum too.
+  std::string status = solver_->solve(problem_, problem_.G_hot, problem_.h_hot);
   const QpSolver* used = solver_.get();
   if (status == "solved") {
     tau_ = torques(solver_->x());
     if (!within_limits(solver_->x(), tau_)) {
       used_torque_limits_ = true;
-      fill_torque_rows();
+      write_cold_rows();
       status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
       used = limited_solver_.get();
       if (status == "solved") tau_ = torques(limited_solver_->x());
     }
   }
-  timings_.solve = micros_since(t2);
-  const auto t3 = clock::now();
   iterations_ = used->iterations();
   if (status == "solved") {
     x_ = used->x();
-    if (!tau_.allFinite()) status = "non_finite_torque";
+  } else if (slack_weight_ > 0) {  // no rigid-contact solution: the relaxed QP (x_, tau_ its own)
+    status = solve_relaxed();
   }
+  timings_.solve = micros_since(t2);
+  const auto t3 = clock::now();
+  if (status == "solved" && !tau_.allFinite()) status = "non_finite_torque";
   timings_.torques = micros_since(t3);
   return status;
 }

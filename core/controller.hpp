@@ -1,7 +1,7 @@
-// One controller tick in one call: update the robot terms, assemble the QP from its pieces,
-// solve it (proxsuite dense warm-started, or eiquadprog; torque-limit rows only when a limit is
-// hit), and
-// recover the torques. The Python reference is wbc_layer.controller.WholeBodyController.
+// One controller tick in one call: update the robot terms, assemble the QP from its pieces (task
+// pieces: pieces.hpp; constraint pieces: constraints.hpp), solve it (proxsuite dense warm-started,
+// or eiquadprog; the cold rows, joint and torque limits, only when the hot solution breaks one; the
+// relaxed QP when no solution exists), and recover the torques.
 #pragma once
 
 #include <array>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "constraints.hpp"
 #include "pieces.hpp"
 #include "solvers.hpp"
 
@@ -37,6 +38,13 @@ class Controller {
   // Every index is checked (std::out_of_range), every size (std::invalid_argument, naming the
   // expected and received sizes): no call reads or writes past a buffer.
   Contact& contact(int i) { return contacts_.at(i); }
+  /// Append a constraint piece (after finalize(); a hot one: its rows go with the other hot rows);
+  /// returns its index for constraint().
+  int add_constraint(std::unique_ptr<Constraint> piece);
+  Constraint& constraint(int i) { return *constraints_.at(i); }
+  int n_constraints() const { return static_cast<int>(constraints_.size()); }
+  /// A piece's row counts may have changed (it was switched on or off): re-plan the rows.
+  void constraints_changed() { structure_dirty_ = true; }
   int add_task(std::unique_ptr<Task> task);
   Task& task(int i) { return *tasks_.at(i); }
   /// Switch task i on or off with weight >= 0 (finite); switching on a task whose data is not
@@ -51,7 +59,8 @@ class Controller {
   RobotTerms& robot() { return robot_; }
 
   // -- the tick -----------------------------------------------------------------------------
-  /// Everything: update, build, solve (re-solve with torque limits if hit), torques.
+  /// Everything: update, build, solve (re-solve with the cold rows if one is broken; the relaxed
+  /// QP if there is no solution and the slack weight is > 0), torques.
   /// Returns the status; "solved" or the failure reason.
   std::string compute(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                       const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot);
@@ -66,9 +75,24 @@ class Controller {
   void check_solution(const Eigen::Ref<const VectorXd>& x) const;
   /// Throw std::invalid_argument unless tau has na entries.
   void check_torques(const Eigen::Ref<const VectorXd>& tau) const;
-  /// Torques within their limits and, with joint limits, x's actuated accelerations within theirs.
-  bool within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau) const;
+  /// Torques within their limits and, with joint limits, x's actuated accelerations within theirs
+  /// (every cold row kept), as of the last build.
+  bool within_limits(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau);
+  const RowLayout& rows() const { return rows_; }
 
+  /// The relaxed QP of the last build: every active contact's equality rows moved into the cost
+  /// with the slack weight, the joint-limit rows left out, solved with eiquadprog (exact, from
+  /// scratch; it always has a solution: wbc_layer.qp_builder says why). Returns the status; on
+  /// "solved", x(), tau() and contact_slack() are its. Without an active contact:
+  /// "infeasible_no_active_contact". Throws std::invalid_argument before the first build.
+  std::string solve_relaxed();
+  /// [1 / (row unit)^2] > 0: the weight of the relaxed QP's contact rows; 0: no relaxed QP.
+  void set_slack_weight(double weight);
+  /// Whether the last compute() (or solve_relaxed()) solved the relaxed QP.
+  bool relaxed() const { return relaxed_; }
+  /// (nf) per active contact, in force order, J_i qdd + Jdot_i v of the relaxed solution (its rows
+  /// of A x - b); zero for inactive contacts and after a tick that was not relaxed.
+  const VectorXd& contact_slack() const { return contact_slack_; }
   /// The last built QP; with_torque_limits: G_all and h_all hold the joint- and torque-limit rows too.
   /// Throws std::invalid_argument before the first build (there is none yet: see has_problem()).
   const Problem& problem(bool with_torque_limits);
@@ -103,10 +127,14 @@ class Controller {
   /// quaternion whose norm is off 1 by more than kQuaternionNormTolerance) before any is used.
   void check_state(const Eigen::Ref<const VectorXd>& q, const Eigen::Ref<const VectorXd>& v,
                    const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot) const;
+  ConstraintContext constraint_context() {
+    return {robot_, layout_, contacts_, bodies_, contact_jacobian_, contact_damping_, na_};
+  }
   void assemble();
   void rebuild_structure();
-  void fill_torque_rows();
-  void update_joint_bounds();
+  /// Write the cold rows into G_all, h_all (and copy the hot rows above them) once per build.
+  void write_cold_rows();
+  bool cold_rows_hold(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau);
 
   RobotTerms robot_;
   int na_;
@@ -118,18 +146,22 @@ class Controller {
   bool finalized_ = false;
   bool built_ = false;  // a QP was assembled: problem_'s arrays are sized
   double contact_damping_ = 0.0;
-  int nj_ = 0;  // joint-limit rows per side: na with joint limits, else 0
-  double joint_horizon_ = 0.0;
-  VectorXd joint_lower_, joint_upper_, joint_velocity_, accel_lo_, accel_hi_;
+  /// In row order: floating base, one per contact, one per body, joint limits, torque limits.
+  std::vector<std::unique_ptr<Constraint>> constraints_;
+  std::vector<Constraint*> cold_;             // the cold pieces of constraints_, in order
+  JointLimitRows* joint_limits_ = nullptr;    // owned by constraints_
+  TorqueLimitRows* torque_limits_ = nullptr;  // owned by constraints_
+  RowLayout rows_;
   bool structure_dirty_ = true;  // the active contact set or a contact's rows changed
-  bool torque_rows_current_ = false;
-  std::vector<int> body_row_;  // first equality row of each body's dynamics
-  Problem problem_;
+  bool cold_rows_current_ = false;
+  Problem problem_, relaxed_problem_;
   Cost cost_;
   MatrixXd contact_jacobian_;  // (nf, nv), zero rows for inactive contacts
-  int n_contact_rows_ = 0;
   std::unique_ptr<QpSolver> solver_, limited_solver_;
-  VectorXd x_, tau_;
+  EiquadprogSolver relaxed_solver_;
+  double slack_weight_ = 0.0;
+  bool relaxed_ = false;
+  VectorXd x_, tau_, contact_slack_;
   int iterations_ = 0;
   bool used_torque_limits_ = false;
   Timings timings_;

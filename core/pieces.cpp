@@ -121,6 +121,10 @@ void AngularMomentumTask::add_cost(Context& context, Cost& cost) const {
   cost.add_rows(layout.forces(), rows, (-damping * robot.angular_momentum).eval(), weight);
 }
 
+void RowsTask::add_cost(Context&, Cost& cost) const {
+  if (A.rows() > 0) cost.add_rows(start, A, b, weight);
+}
+
 void RegularisationTask::add_cost(Context& context, Cost& cost) const {
   const Layout& layout = context.layout;
   const int n_acc = layout.nv + layout.nb;

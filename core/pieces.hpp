@@ -66,6 +66,9 @@ struct Contact {
   bool active = true;
   MatrixXd G;  // (m, dim) force rows G f <= h while active (from the Python contact)
   VectorXd h;
+  /// (dim, dof) on an environment body: the body's Jacobian at the contact frame, this tick's
+  /// (written by the contact's constraint piece, read by the body's).
+  MatrixXd body_jacobian;
   const Matrix6Xd& jacobian_full(RobotTerms& robot) const { return robot.frame_jacobian(frame, kind == kFoot); }
   const Vector6d& drift_full(RobotTerms& robot) const { return robot.frame_drift(frame, kind == kFoot); }
 };
@@ -180,6 +183,16 @@ class AngularMomentumTask : public Task {
  public:
   double damping = 10.0;  // [1/s]
   void add_cost(Context& context, Cost& cost) const override;
+};
+
+/// A task whose rows the caller computes each tick: w ||A x[start: start + A.cols()] - b||^2. The
+/// extension point for a task written in Python (wbc_layer.compiled writes A and b before the tick).
+class RowsTask : public Task {
+ public:
+  int start = 0;
+  MatrixXd A;  // (m, k)
+  VectorXd b;  // (m)
+  void add_cost(Context& context, Cost& cost) const override;  // none until rows are written
 };
 
 class RegularisationTask : public Task {

@@ -16,11 +16,12 @@ using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
 /// The QP in qpsolvers' form: min 1/2 x^T P x + q^T x  s.t.  A x = b, G x <= h. G and h come
-/// twice: the active contacts' force rows alone (G_contact, constant while the contact set is),
-/// and those rows followed by the torque limits (G_all; its torque rows written only when used).
+/// twice: the hot rows alone (G_hot: the active contacts' force rows), and those rows followed by
+/// the cold ones (G_all: joint and torque limits, written only when used). Where each row sits:
+/// wbc::RowLayout (constraints.hpp).
 struct Problem {
-  MatrixXd P, A, G_contact, G_all;
-  VectorXd q, b, h_contact, h_all;
+  MatrixXd P, A, G_hot, G_all;
+  VectorXd q, b, h_hot, h_all;
 };
 
 /// One solver instance per problem sequence (its warm start, if any, is the last solution).

@@ -62,17 +62,48 @@ def test_body_rest_setters_reach_the_core(robot, bridge, mj_data):
         before = tau
 
 
-def test_a_task_class_the_core_does_not_know_names_the_python_backend(robot, bridge, mj_data):
+def test_a_task_class_the_core_does_not_know_runs_as_rows_computed_in_python(robot, bridge, mj_data):
+    """A user's subclass (here a CoM task asking half the acceleration) is a rows task in the core:
+    its rows come from Python each tick. The compiled torques move with it (by > 100 x TAU_TOL)
+    and equal the Python reference's on the same objects; switched off, the task is gone."""
+
     @dataclass
     class SlowerCom(ComTask):
         def desired_acceleration(self, robot):
             return 0.5 * super().desired_acceleration(robot)
 
-    controller, _, _ = _compiled(robot, bridge, mj_data)
-    with pytest.raises(ConfigError, match=r"SlowerCom.*backend='python'"):
-        controller.add_task(SlowerCom("slower_com"))
-    python = WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
-    python.add_task(SlowerCom("slower_com"))  # the reference takes any Task
+    controller, q, v = _compiled(robot, bridge, mj_data)
+    without = controller.compute(q, v).tau
+    slower = SlowerCom("slower_com", 100.0)
+    slower.set_reference(robot.com + [0.03, 0.0, 0.0])
+    controller.add_task(slower)
+    tau = controller.compute(q, v).tau
+    assert np.abs(tau - without).max() > 100 * TAU_TOL
+    assert np.abs(tau - controller.compute_python(q, v).tau).max() < TAU_TOL
+    slower.active = False
+    assert np.abs(controller.compute(q, v).tau - without).max() < TAU_TOL
+
+
+def test_a_rows_task_with_rows_that_do_not_fit_is_refused_by_name(robot, bridge, mj_data):
+    """A user's residual() of the wrong width or with NaN: a ConfigError naming the task and
+    the shapes, before the core is called (the core would refuse them too: test_controller_misuse)."""
+    from wbc_layer import Task
+
+    @dataclass
+    class Broken(Task):
+        rows: np.ndarray = None
+
+        def residual(self, robot, layout):
+            return self.rows, np.zeros(self.rows.shape[0])
+
+    controller, q, v = _compiled(robot, bridge, mj_data)
+    task = Broken("broken", rows=np.ones((2, 5)))
+    controller.add_task(task)
+    with pytest.raises(ConfigError, match=r"'broken'.*residual\(\) must return A \(\d+ columns\).*\(2, 5\)"):
+        controller.compute(q, v)
+    task.rows = np.full((2, controller.layout.nx), np.nan)
+    with pytest.raises(ConfigError, match=r"'broken'.*not finite"):
+        controller.compute(q, v)
 
 
 def test_a_missing_extension_gives_one_clear_error(robot, monkeypatch):

@@ -145,3 +145,42 @@ def test_relaxed_qp_with_no_active_contact_fails_as_a_qp_error(robot, bridge, mj
     with pytest.raises(QPSolveError) as caught:
         solve_relaxed(controller.last_problem, controller.layout, contacts, 1e5, DaqpSolver())
     assert caught.value.status == "infeasible_no_active_contact"
+
+
+def test_the_core_relaxed_qp_with_no_active_contact_says_so(robot, bridge, mj_data):
+    """The compiled core's own relaxed solve: with every contact off nothing can be relaxed, and
+    it says so by status (the tick then raises QPSolveError with it), before any solve."""
+    controller, state = _impossible_controller(robot, bridge, mj_data, "compiled", qp_solver="eiquadprog")
+    for name in controller.contacts:
+        controller.set_contact_active(name, False)
+    controller.compute(*state)  # free fall: feasible
+    status, *_ = controller.compiled.core.solve_relaxed()
+    assert status == "infeasible_no_active_contact"
+    assert not controller.compiled.core.relaxed
+
+
+def test_the_core_row_layout_puts_each_piece_where_the_python_layout_says(robot, bridge, mj_data):
+    """One owner of the row layout (the core's RowLayout): its blocks must be where the Python
+    side reads them. Equalities: the 6 floating-base rows, then each contact's block at
+    6 + its force offset (QPLayout.force_in_block), active or not; inequalities: the active
+    contacts' force rows first (the hot rows), then the joint-limit rows (2 na: +I, -I on the
+    actuated accelerations) and the torque rows (2 na). A contact switched off loses its force rows."""
+    controller, state = _impossible_controller(robot, bridge, mj_data, "compiled", "eiquadprog", joint_limit_horizon_s=0.05)
+    controller.set_contact_active("right_hand", False)
+    controller.compute(*state)
+    n_eq, n_hot, n_in, blocks = controller.compiled.core.row_layout
+    contacts = list(controller.contacts.values())
+    na, nv, facets = robot.na, robot.nv, controller.config.friction_facets
+    assert blocks[0] == (0, 6, 0, 0)
+    hot = 0
+    for contact, block in zip(contacts, blocks[1 : 1 + len(contacts)], strict=True):
+        rows = controller.layout.force_in_block(contact.name)
+        n_force = contact.force_constraints(facets)[0].shape[0] if contact.active else 0
+        assert block == (6 + rows.start, contact.dim, hot, n_force), contact.name
+        hot += n_force
+    assert n_hot == hot and n_eq == 6 + controller.layout.nf
+    joint, torque = blocks[-2], blocks[-1]
+    assert joint == (n_eq, 0, n_hot, 2 * na) and torque == (n_eq, 0, n_hot + 2 * na, 2 * na) and n_in == n_hot + 4 * na
+    G = controller.last_problem.G  # torque-limit rows included
+    assert np.array_equal(G[n_hot : n_hot + na, nv - na : nv], np.eye(na))
+    assert np.array_equal(G[n_hot + na : n_hot + 2 * na, nv - na : nv], -np.eye(na))

@@ -6,6 +6,7 @@ default; [`wbc_layer.compiled`][wbc_layer.compiled]) or in Python (``backend="py
 """
 
 from wbc_layer.config import ContactConfig, ControllerConfig, controller_config_from_dict
+from wbc_layer.constraints import LegClearance
 from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.controller import WholeBodyController
@@ -61,6 +62,7 @@ __all__ = [
     "SeesawBody",
     "FootContact",
     "InvalidStateError",
+    "LegClearance",
     "PointContact",
     "ProxsuiteSolver",
     "QPLayout",

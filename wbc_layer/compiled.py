@@ -10,16 +10,26 @@ torque-limit rows only when a hot solution breaks one) and torque recovery.
 Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
 setter such as ``set_reference``) writes the new values into the core, after the object has
 checked them ([`wbc_layer.observed`][wbc_layer.observed]); a contact's ``frame`` too. Changing an array in
-place (``task.position[0] = 1``) is not seen: use the setters. A task or contact class the core
-does not know (a user subclass) raises [`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
+place (``task.position[0] = 1``) is not seen: use the setters.
+
+A task class the core does not know (any other [`Task`][wbc_layer.tasks.Task] subclass, a user's
+task among them) is a *rows task* in the core: before each tick its rows are computed here, in
+Python, from the robot model updated to the tick's state (``MotionTask.acceleration_residual``
+for a motion task, else ``Task.residual``), and handed to the core, which adds them to the cost as
+it adds its own tasks' (``examples/custom_task.py``). That costs a Python model update per tick
+(only while such a task is active). A contact or environment body class the core does not know
+raises [`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
 
 The core checks every size and index it is given too (a ValueError or IndexError, never a read
 past a buffer); a state it rejects (wrong size, non-finite, a quaternion off unit norm) becomes
 [`InvalidStateError`][wbc_layer.errors.InvalidStateError] here, with the Python model's description of it.
 
 With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its Python API (the
-core has no DAQP of its own), so the bit-reproducible solver stays available at some speed cost.
-The relaxed QP (a rare tick whose rigid-contact QP has no solution) is solved the same way.
+core has no DAQP of its own), so that solver stays available at some speed cost. The relaxed QP (a
+rare tick whose rigid-contact QP has no solution) is assembled and solved in the core, with
+eiquadprog whatever ``qp_solver`` says: an exact dual active-set solve, from scratch (the same bits
+for the same problem), by a solver the core links already. DAQP, its Python backend's solver, is
+exact too: the two agree to rounding (``tests/test_relaxed_qp.py``).
 """
 
 from __future__ import annotations
@@ -30,17 +40,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from wbc_layer.checks import finite_vector
+from wbc_layer.constraints import LegClearance
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import SeesawBody
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
-from wbc_layer.qp_builder import drop_inequalities, solve_relaxed
 from wbc_layer.tasks import (
     AngularMomentumTask,
     BodyRestTask,
     ComTask,
     ContactForceTask,
     FramePositionTask,
+    MotionTask,
     OrientationTask,
     PostureTask,
     RegularisationTask,
@@ -108,13 +119,14 @@ class CompiledTick:
         self.core.finalize()
         self.core.set_contact_damping(config.contact_damping)
         limits = controller.builder.joint_limits
-        self.n_joint_rows = 0 if limits is None else 2 * robot.na
         if limits is not None:
             self.core.set_joint_limits(limits.lower, limits.upper, limits.velocity, limits.horizon_s)
         self.slack_weight = config.contact_slack_weight
+        self.core.set_slack_weight(self.slack_weight)
         self._contacts = list(controller.contacts.values())
         self._layout = controller.layout
         self._force_tasks: list[ContactForceTask] = []
+        self._rows_tasks: list[Task] = []  # tasks whose rows are computed here before each tick
         #: task class -> its data writer (add_task admits these exact classes only).
         self._data_writers = {
             ComTask: self._write_com, PostureTask: self._write_posture, OrientationTask: self._write_orientation,
@@ -128,10 +140,11 @@ class CompiledTick:
         self.task_index: dict[str, int] = {}
         for task in controller.tasks.values():
             self.add_task(task)
+        self.constraint_index: dict[str, int] = {}
+        for piece in controller.constraints.values():
+            self.add_constraint(piece)
         self._daqp = DaqpSolver() if self.qp_solver == "daqp" else None
         self._daqp_solve_us: float | None = None
-        self._relaxed_solver = DaqpSolver()
-        self._relaxed_us = 0.0
 
     def __reduce_ex__(self, protocol):
         raise TypeError(
@@ -156,16 +169,27 @@ class CompiledTick:
             RegularisationTask: self.core.add_regularisation_task,
             AngularMomentumTask: self.core.add_angular_momentum_task,
         }
-        if type(task) not in adders:
-            raise ConfigError(
-                f"task {task.name!r} ({type(task).__name__}) is not in the compiled core, which knows "
-                f"{', '.join(cls.__name__ for cls in adders)}; {_USE_PYTHON}"
-            )
-        self.task_index[task.name] = adders[type(task)]()
+        if type(task) in adders:
+            self.task_index[task.name] = adders[type(task)]()
+        else:  # its rows come from Python at every tick (write_rows_tasks)
+            self.task_index[task.name] = self.core.add_rows_task()
+            self._rows_tasks.append(task)
         if isinstance(task, ContactForceTask):
             self._force_tasks.append(task)
         self._write_task(task)
         task._listener = self._write_task
+
+    def add_constraint(self, piece: LegClearance) -> None:
+        """Create ``piece``'s rows in the core and keep them in sync with the Python object."""
+        self.constraint_index[piece.name] = self.core.add_leg_clearance()
+        self._write_constraint(piece)
+        piece._listener = self._write_constraint
+
+    def _write_constraint(self, piece: LegClearance, names: tuple[str, ...] | None = None) -> None:
+        self.core.set_leg_clearance(
+            self.constraint_index[piece.name], self.robot.frame_id(piece.swing_frame), self.robot.frame_id(piece.stance_frame),
+            float(piece.side), float(piece.min_distance_m), float(piece.horizon_s), bool(piece.active),
+        )  # fmt: skip
 
     def _write_task(self, task: Task, names: tuple[str, ...] | None = None) -> None:
         """Write ``task`` into the core; ``names``: the attributes that changed (None: all)."""
@@ -176,8 +200,10 @@ class CompiledTick:
         # A motion task's gains have their own write; every other name is part of the task's data
         # (a BodyRestTask's kp and kd among them).
         if names is None or not (_MOTION_META if motion else _META).issuperset(names):
-            self._data_writers[type(task)](task, i)
-        if gains:
+            writer = self._data_writers.get(type(task))
+            if writer is not None:  # a rows task's data is its rows, written before each tick
+                writer(task, i)
+        if gains and type(task) in self._data_writers:
             rows = self.robot.na if isinstance(task, PostureTask) else 3
             kp = finite_vector(task.kp, rows, f"kp of {task.name!r}")
             core.set_gains(i, kp, finite_vector(task.kd, rows, f"kd of {task.name!r}"))
@@ -226,27 +252,56 @@ class CompiledTick:
             if task.contact is contact:
                 self._write_task(task)
 
+    def write_rows_tasks(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Compute each active rows task's rows at ``(q, v)`` (the Python model updated there) and
+        write them into the core. Raises ConfigError for rows of the wrong shape or not finite."""
+        active = [task for task in self._rows_tasks if task.active and task.weight > 0]
+        if not active:
+            return
+        self.robot.update(*self.robot.check_state(q, v))  # InvalidStateError for a state that is not one
+        nv, nx = self.robot.nv, self._layout.nx
+        for task in active:
+            if isinstance(task, MotionTask):
+                A, b = task.acceleration_residual(self.robot)  # on qdd: (m, nv)
+                columns, what = nv, "acceleration_residual"
+            else:
+                A, b = task.residual(self.robot, self._layout)
+                columns, what = nx, "residual"
+            A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+            if A.ndim != 2 or A.shape[1] != columns or b.shape != (A.shape[0],):
+                raise ConfigError(
+                    f"task {task.name!r}: {what}() must return A ({columns} columns) and b (one per row of A), got "
+                    f"shapes {A.shape} and {b.shape}"
+                )
+            if not (np.isfinite(A).all() and np.isfinite(b).all()):
+                raise ConfigError(f"task {task.name!r}: {what}() returned rows that are not finite")
+            self.core.set_rows(self.task_index[task.name], 0, A, b)
+
     # -- the tick -----------------------------------------------------------------------------
     def compute(self, q: np.ndarray, v: np.ndarray, s: np.ndarray, s_dot: np.ndarray):
         """``(status, x, tau, iterations, solve_time_us, contact_slack)`` of one tick.
 
-        When the rigid-contact QP has no solution, the relaxed QP is solved here, in Python with
-        DAQP, exactly as the Python reference does ([`wbc_layer.qp_builder.solve_relaxed`][wbc_layer.qp_builder.solve_relaxed]);
-        ``contact_slack`` (active contact name -> residual) is empty unless that happened. A QP
-        with non-finite entries (a huge state or reference overflowed) is not solved:
-        ``"non_finite_problem"``. A state the core rejects raises InvalidStateError.
+        When the rigid-contact QP has no solution, the core solves the relaxed QP
+        (``Controller::solve_relaxed``); ``contact_slack`` (active contact name -> residual) is
+        empty unless that happened. A QP with non-finite entries (a huge state or reference
+        overflowed) is not solved: ``"non_finite_problem"``. A state the core rejects raises
+        InvalidStateError; a rows task's rows that do not fit, ConfigError.
         """
-        self._relaxed_us = 0.0
+        if self._rows_tasks:
+            self.write_rows_tasks(q, v)
         if self._daqp is None:
             try:
-                status, x, tau, iterations, solve_us = self.core.compute(q, v, s, s_dot)
+                status, x, tau, iterations, solve_us, relaxed = self.core.compute(q, v, s, s_dot)
             except (TypeError, ValueError) as err:  # the core rejected the state before using it
                 raise self._state_error(q, v, err) from None
         else:
             status, x, tau, iterations, solve_us = self._compute_with_daqp(q, v, s, s_dot)
-        if status in ("solved", "non_finite_torque", "non_finite_problem") or not self.slack_weight > 0:
+            relaxed = self.core.relaxed
+        if status != "solved" or not relaxed:
             return status, x, tau, iterations, solve_us, {}
-        return self._compute_relaxed(solve_us)
+        slack = self.core.contact_slack
+        contact_slack = {c.name: slack[self._layout.force_in_block(c.name)] for c in self._contacts if c.active}
+        return status, x, tau, iterations, solve_us, contact_slack
 
     def _state_error(self, q, v, err: Exception) -> InvalidStateError:
         """The Python model's description of what is wrong with ``(q, v)``, else the core's."""
@@ -275,24 +330,18 @@ class CompiledTick:
                 solve_time += solution.solve_time_us
                 tau = core.torques(solution.x)
         except QPSolveError as err:
-            return err.status, None, None, -1, solve_time
+            if not self.slack_weight > 0:
+                return err.status, None, None, -1, solve_time
+            relaxed_start = time.perf_counter()
+            status, x, tau, iterations = core.solve_relaxed()  # the core's eiquadprog
+            relaxed_us = 1e6 * (time.perf_counter() - relaxed_start)
+            self._daqp_solve_us = 1e6 * (time.perf_counter() - start)
+            if status == "solved" and not np.isfinite(tau).all():
+                status = "non_finite_torque"
+            return status, x, tau, iterations, solve_time + relaxed_us
         status = "solved" if np.isfinite(tau).all() else "non_finite_torque"
         self._daqp_solve_us = 1e6 * (time.perf_counter() - start)  # solves and torque recovery
         return status, solution.x, tau, solution.iterations, solve_time
-
-    def _compute_relaxed(self, solve_us: float):
-        start = time.perf_counter()
-        try:
-            problem = self.problem(with_torque_limits=True)  # force, joint-limit, then 2 na torque rows
-            n_hot = problem.G.shape[0] - self.n_joint_rows - 2 * self.robot.na
-            problem = drop_inequalities(problem, n_hot, n_hot + self.n_joint_rows)
-            solution, slack = solve_relaxed(problem, self._layout, self._contacts, self.slack_weight, self._relaxed_solver)
-        except QPSolveError as err:
-            return err.status, None, None, -1, solve_us, {}
-        tau = self.core.torques(solution.x)
-        self._relaxed_us = 1e6 * (time.perf_counter() - start)
-        status = "solved" if np.isfinite(tau).all() else "non_finite_torque"
-        return status, solution.x, tau, solution.iterations, solve_us + solution.solve_time_us, slack
 
     def problem(self, with_torque_limits: bool = True) -> QPProblem | None:
         """A copy of the last built QP; None before the first."""
@@ -305,5 +354,4 @@ class CompiledTick:
         update, build, solve, torques = self.core.timings()
         if self._daqp is not None:  # the solves ran here, with the torque recovery between them
             solve, torques = self._daqp_solve_us or 0.0, 0.0
-        solve += self._relaxed_us  # a relaxed tick's DAQP solve and torque recovery
         return {"update": update, "build": build, "solve": solve, "torques": torques}

@@ -11,6 +11,7 @@ import numpy as np
 from wbc_layer import checks
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.config import ContactConfig, ControllerConfig
+from wbc_layer.constraints import LegClearance
 from wbc_layer.contacts import Contact, FootContact, PointContact
 from wbc_layer.environment_body import EnvironmentBody
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, WBCError, unknown_name_error
@@ -168,6 +169,8 @@ class WholeBodyController:
         self._last_timings: dict[str, float] = {}
         self._force_slices = [(name, self.layout.force(name)) for name in self.contacts]
         self._body_slices = [(name, self.layout.body(name)) for name in self.bodies]
+        #: added constraint pieces by name ([`add_constraint`][wbc_layer.controller.WholeBodyController.add_constraint]).
+        self.constraints: dict[str, LegClearance] = {}
         for item in (*self.contacts.values(), *self.tasks.values()):
             item._robot = robot  # their frame names and sizes are checked against it from now on
         #: the compiled tick (None with backend="python").
@@ -274,6 +277,30 @@ class WholeBodyController:
             self.compiled.add_task(task)
         task._robot = self.robot
         self.tasks[task.name] = task
+
+    def add_constraint(self, constraint: LegClearance) -> None:
+        """Add a constraint piece ([`wbc_layer.constraints`][wbc_layer.constraints]: a
+        [`LegClearance`][wbc_layer.constraints.LegClearance]) under ``constraint.name``; its rows join the
+        hot inequality rows of every tick from the next one. Change it through its attributes
+        (``active``, ``min_distance_m``, ...), checked and written into the core.
+
+        Compiled backend only: the Python reference builds the built-in rows alone (a
+        [`ConfigError`][wbc_layer.errors.ConfigError] says so). Raises ConfigError too for another
+        object, a name in use, or a frame the robot does not have."""
+        if not isinstance(constraint, LegClearance):
+            raise ConfigError(f"add_constraint takes a LegClearance (wbc_layer.constraints), got {constraint!r}")
+        if constraint.name in self.constraints:
+            raise ConfigError(f"a constraint named {constraint.name!r} exists already; names: {', '.join(self.constraints)}")
+        if self.compiled is None:
+            raise ConfigError(
+                f"constraint {constraint.name!r}: added constraint pieces run in the compiled core only (the Python "
+                "reference builds the built-in rows alone); use ControllerConfig(backend='compiled')"
+            )
+        for frame in (constraint.swing_frame, constraint.stance_frame):
+            self.robot.frame_id(frame)  # fail early on a wrong frame name
+        constraint._robot = self.robot
+        self.compiled.add_constraint(constraint)
+        self.constraints[constraint.name] = constraint
 
     def _check_task_fits(self, task: Task) -> None:
         """Raise ConfigError unless ``task`` refers to this robot's frames and this controller's

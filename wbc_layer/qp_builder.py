@@ -20,7 +20,7 @@ Decision vector ``x = [qdd, f]`` (see [`wbc_layer.layout`][wbc_layer.layout]). R
   is then the full problem's optimum too;
 - relaxed QP (only when the one above has no solution, e.g. the torque limits cannot hold
   every rigid contact): the active contacts' rows above move into the cost with a large weight
-  ([`solve_relaxed`][wbc_layer.qp_builder.solve_relaxed], always with DAQP) and the joint-limit rows are dropped; every other
+  ([`solve_relaxed`][wbc_layer.qp_builder.solve_relaxed], here always with DAQP; the compiled core solves it with eiquadprog) and the joint-limit rows are dropped; every other
   row stays hard, and that QP always has a solution (below);
 - cost: sum over active tasks of ``w ||A x - b||^2``, i.e. ``P = 2 sum w A^T A``,
   ``q = -2 sum w A^T b``.
