@@ -99,7 +99,8 @@ NB_MODULE(_core, m) {
            "max_iter"_a)
       .def("add_seesaw", &Controller::add_seesaw, "mass"_a, "com"_a, "inertia_xx"_a, "radius"_a, "origin"_a,
            "damping"_a, "gravity"_a)
-      .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a)
+      .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a, "dim"_a = -1)
+      .def("set_contact_kinematics", &Controller::set_contact_kinematics, "index"_a, "jacobian"_a, "drift"_a)
       .def("finalize", &Controller::finalize)
       .def("set_contact", &Controller::set_contact, "index"_a, "active"_a, "G"_a, "h"_a)
       .def("set_contact_frame", &Controller::set_contact_frame, "index"_a, "frame"_a)

@@ -39,18 +39,22 @@ Controller::Controller(const std::string& serialized_model, const VectorXd& damp
   if (max_iter < 1) throw std::invalid_argument("max_iter must be >= 1, got " + std::to_string(max_iter));
 }
 
-int Controller::add_contact(int kind, int frame, int body) {
+int Controller::add_contact(int kind, int frame, int body, int dim) {
   if (finalized_) throw std::invalid_argument("add contacts before finalize()");
-  if (kind != 0 && kind != 1)
-    throw std::invalid_argument("contact kind must be 0 (foot) or 1 (point), got " + std::to_string(kind));
+  if (kind != 0 && kind != 1 && kind != 2)
+    throw std::invalid_argument("contact kind must be 0 (foot), 1 (point) or 2 (user), got " + std::to_string(kind));
+  if (kind == 2 && (dim < 1 || dim > 6))
+    throw std::invalid_argument("a user contact needs 1 to 6 force coordinates, got " + std::to_string(dim));
+  if (kind == 2 && body != -1) throw std::invalid_argument("a user contact stands on the fixed ground (body -1)");
   if (frame < 0 || frame >= robot_.nframes()) throw std::out_of_range("contact frame index out of range");
   if (body < -1 || body >= static_cast<int>(bodies_.size()))
     throw std::out_of_range("contact body index must be -1 (fixed ground) or a body's index");
   Contact c;
-  c.kind = kind == 0 ? Contact::kFoot : Contact::kPoint;
+  c.kind = static_cast<Contact::Kind>(kind);
   c.frame = frame;
-  c.dim = kind == 0 ? 6 : 3;
+  c.dim = kind == 0 ? 6 : kind == 1 ? 3 : dim;
   c.body = body;
+  if (kind == 2) c.user_jacobian.setZero(6, robot_.nv());
   contacts_.push_back(c);
   return static_cast<int>(contacts_.size()) - 1;
 }
@@ -185,6 +189,20 @@ void Controller::set_contact(int i, bool active, const MatrixXd& G, const Vector
   c.G = G;
   c.h = h;
   structure_dirty_ = true;
+}
+
+void Controller::set_contact_kinematics(int i, const MatrixXd& jacobian, const VectorXd& drift) {
+  Contact& c = contacts_.at(i);
+  if (c.kind != Contact::kUser) throw std::invalid_argument("contact " + std::to_string(i) + " is not a user contact");
+  if (jacobian.rows() != c.dim || jacobian.cols() != robot_.nv() || drift.size() != c.dim)
+    throw std::invalid_argument("a user contact's Jacobian must be (" + std::to_string(c.dim) + ", " +
+                                std::to_string(robot_.nv()) + ") and its drift (" + std::to_string(c.dim) + "), got (" +
+                                std::to_string(jacobian.rows()) + ", " + std::to_string(jacobian.cols()) + ") and (" +
+                                std::to_string(drift.size()) + ")");
+  if (!(jacobian.allFinite() && drift.allFinite()))
+    throw std::invalid_argument("a user contact's Jacobian and drift must be finite");
+  c.user_jacobian.topRows(c.dim) = jacobian;
+  c.user_drift.head(c.dim) = drift;
 }
 
 void Controller::set_contact_damping(double damping) {

@@ -29,7 +29,11 @@ class Controller {
              const VectorXd& torque_max, const std::string& qp_solver, double eps_abs, int max_iter);
 
   // -- structure (before finalize) ----------------------------------------------------------
-  int add_contact(int kind, int frame, int body);
+  /// kind 0 (foot, 6), 1 (point, 3) or 2 (user: dim force coordinates in [1, 6], on the fixed
+  /// ground only; set_contact_kinematics writes its rows before each tick).
+  int add_contact(int kind, int frame, int body, int dim = -1);
+  /// A user contact's (dim, nv) Jacobian and (dim) drift Jdot v at this tick's state, finite.
+  void set_contact_kinematics(int i, const MatrixXd& jacobian, const VectorXd& drift);
   int add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius, const Vector3d& origin,
                  double damping, double gravity);
   void finalize();

@@ -56,9 +56,11 @@ class SeesawBody : public EnvironmentBody {
   VectorXd bias_{VectorXd::Zero(1)};
 };
 
-/// A contact (wbc_layer.contacts): foot = 6D wrench in the frame's axes; point = 3D world force.
+/// A contact (wbc_layer.contacts): foot = 6D wrench in the frame's axes; point = 3D world force;
+/// user = dim force coordinates whose Jacobian and drift the caller writes before each tick (a
+/// Contact subclass of the user's: wbc_layer.compiled computes them in Python).
 struct Contact {
-  enum Kind { kFoot = 0, kPoint = 1 };
+  enum Kind { kFoot = 0, kPoint = 1, kUser = 2 };
   Kind kind = kFoot;
   int frame = 0;
   int dim = 6;
@@ -69,8 +71,15 @@ struct Contact {
   /// (dim, dof) on an environment body: the body's Jacobian at the contact frame, this tick's
   /// (written by the contact's constraint piece, read by the body's).
   MatrixXd body_jacobian;
-  const Matrix6Xd& jacobian_full(RobotTerms& robot) const { return robot.frame_jacobian(frame, kind == kFoot); }
-  const Vector6d& drift_full(RobotTerms& robot) const { return robot.frame_drift(frame, kind == kFoot); }
+  /// kUser: (6, nv) and (6), the first dim rows written by the caller, the others zero.
+  Matrix6Xd user_jacobian;
+  Vector6d user_drift = Vector6d::Zero();
+  const Matrix6Xd& jacobian_full(RobotTerms& robot) const {
+    return kind == kUser ? user_jacobian : robot.frame_jacobian(frame, kind == kFoot);
+  }
+  const Vector6d& drift_full(RobotTerms& robot) const {
+    return kind == kUser ? user_drift : robot.frame_drift(frame, kind == kFoot);
+  }
 };
 
 /// What a task may read while adding its cost.

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from humanoid_env.robots.hubo_lite import HUBO_LITE
-from wbc_layer import ComTask, ConfigError, SeesawBody, WholeBodyController, compiled
+from wbc_layer import ComTask, ConfigError, Contact, SeesawBody, WholeBodyController, compiled
 
 #: Both backends' torques agree to this on one tick [N m] (see tests/test_backends_agree.py).
 TAU_TOL = 1e-6
@@ -117,3 +117,61 @@ def test_a_missing_extension_gives_one_clear_error(robot, monkeypatch):
 def test_unknown_backend_lists_the_valid_ones():
     with pytest.raises(ConfigError, match="compiled.*python"):
         HUBO_LITE.controller_config(backend="cuda")
+
+
+@dataclass
+class FrictionlessPoint(Contact):
+    """A contact model of the user's: a frictionless point pushing along a world normal, one force
+    coordinate (the normal force, min <= f <= max) [N]."""
+
+    normal: tuple = (0.0, 1.0, 0.0)
+    dim = 1
+
+    def jacobian(self, robot):
+        return np.asarray(self.normal)[None, :] @ robot.frame_jacobian(self.frame, local=False)[:3]
+
+    def drift(self, robot):
+        return np.array([np.asarray(self.normal) @ robot.frame_drift(self.frame, local=False)[:3]])
+
+    def _build_force_constraints(self, n_facets):
+        return np.array([[-1.0], [1.0]]), np.array([-self.min_normal_force, self.max_normal_force])
+
+    def normal_row(self):
+        return np.array([1.0])
+
+    def world_force(self, robot, force):
+        return np.asarray(self.normal) * force[0]
+
+
+def _with_hand(robot, bridge, mj_data, backend: str, hand):
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    config = HUBO_LITE.controller_config(backend=backend, qp_solver="eiquadprog")
+    controller = WholeBodyController(robot, config, extra_contacts=[hand])
+    controller.set_force_target(hand.name, 20.0, weight=1.0)
+    return controller, q, v
+
+
+def test_a_contact_class_of_the_users_runs_on_the_compiled_backend(robot, bridge, mj_data):
+    """A user contact: its Jacobian and drift come from Python each tick. (1) A subclass of the
+    built-in PointContact takes that path and gives the built-in contact's torques (1e-9 N m: the
+    same rows, computed by pinocchio in Python instead of C++); (2) a contact model the core has no
+    piece for (one force coordinate) gives the Python reference's torques (1e-8 N m, both exact:
+    tests/test_backends_agree.py's eiquadprog tolerance) and holds the asked 20 N."""
+    import copy
+
+    from wbc_layer import PointContact
+
+    class MyPoint(PointContact):
+        pass
+
+    common = dict(frame="right_hand", normal=(0.0, 1.0, 0.0), friction_coefficient=0.5, max_normal_force=200.0)
+    built_in, q, v = _with_hand(robot, bridge, mj_data, "compiled", PointContact("hand", **common))
+    users, _, _ = _with_hand(robot, bridge, mj_data, "compiled", MyPoint("hand", **common))
+    assert users.compiled._user_contacts and not built_in.compiled._user_contacts
+    assert np.abs(users.compute(q, v).tau - built_in.compute(q, v).tau).max() < 1e-9
+    hand = FrictionlessPoint("hand", "right_hand", max_normal_force=200.0)
+    compiled_result = _with_hand(robot, bridge, mj_data, "compiled", hand)[0].compute(q, v)
+    python_result = _with_hand(robot, bridge, mj_data, "python", copy.deepcopy(hand))[0].compute(q, v)
+    assert np.abs(compiled_result.tau - python_result.tau).max() < 1e-8
+    assert compiled_result.contact_forces["hand"][0] == pytest.approx(20.0, abs=0.5)

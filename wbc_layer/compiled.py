@@ -17,8 +17,11 @@ task among them) is a *rows task* in the core: before each tick its rows are com
 Python, from the robot model updated to the tick's state (``MotionTask.acceleration_residual``
 for a motion task, else ``Task.residual``), and handed to the core, which adds them to the cost as
 it adds its own tasks' (``examples/custom_task.py``). That costs a Python model update per tick
-(only while such a task is active). A contact or environment body class the core does not know
-raises [`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
+(only while such a task is active). A contact class of the user's
+(``WholeBodyController(extra_contacts=...)``, on the fixed ground) is a *user contact* in the core
+the same way: its ``jacobian`` and ``drift`` come from Python at each tick, its force rows as
+every contact's do. An environment body class the core does not know raises
+[`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
 
 The core checks every size and index it is given too (a ValueError or IndexError, never a read
 past a buffer); a state it rejects (wrong size, non-finite, a quaternion off unit norm) becomes
@@ -110,12 +113,20 @@ class CompiledTick:
                 body.mass, body.com, float(body.inertia[0, 0]), body.radius, body.origin, body.damping, body.gravity
             )
         self.contact_index: dict[str, int] = {}
+        self._user_contacts: list[Contact] = []  # their Jacobians and drifts come from Python each tick
         for contact in controller.contacts.values():
-            if type(contact) not in (FootContact, PointContact):
-                raise ConfigError(f"contact {contact.name!r} ({type(contact).__name__}) is not in the compiled core; {_USE_PYTHON}")
             body = -1 if contact.on_body is None else self.body_index[contact.on_body]
-            kind = 0 if isinstance(contact, FootContact) else 1
-            self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body)
+            if type(contact) in (FootContact, PointContact):
+                kind, dim = (0 if type(contact) is FootContact else 1), contact.dim
+            elif body == -1:
+                kind, dim = 2, contact.dim
+                self._user_contacts.append(contact)
+            else:
+                raise ConfigError(
+                    f"contact {contact.name!r} ({type(contact).__name__}): the compiled core takes a contact class of "
+                    f"yours on the fixed ground only, not on environment body {contact.on_body!r}; {_USE_PYTHON}"
+                )
+            self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body, dim)
         self.core.finalize()
         self.core.set_contact_damping(config.contact_damping)
         limits = controller.builder.joint_limits
@@ -171,7 +182,7 @@ class CompiledTick:
         }
         if type(task) in adders:
             self.task_index[task.name] = adders[type(task)]()
-        else:  # its rows come from Python at every tick (write_rows_tasks)
+        else:  # its rows come from Python at every tick (write_python_rows)
             self.task_index[task.name] = self.core.add_rows_task()
             self._rows_tasks.append(task)
         if isinstance(task, ContactForceTask):
@@ -252,13 +263,25 @@ class CompiledTick:
             if task.contact is contact:
                 self._write_task(task)
 
-    def write_rows_tasks(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Compute each active rows task's rows at ``(q, v)`` (the Python model updated there) and
-        write them into the core. Raises ConfigError for rows of the wrong shape or not finite."""
+    def write_python_rows(self, q: np.ndarray, v: np.ndarray) -> None:
+        """What the core takes from Python at each tick, computed at ``(q, v)`` (the Python model
+        updated there): each active rows task's rows, each active user contact's Jacobian and drift.
+        Raises ConfigError for rows of the wrong shape or not finite."""
         active = [task for task in self._rows_tasks if task.active and task.weight > 0]
-        if not active:
+        contacts = [contact for contact in self._user_contacts if contact.active]
+        if not (active or contacts):
             return
         self.robot.update(*self.robot.check_state(q, v))  # InvalidStateError for a state that is not one
+        for contact in contacts:
+            J, drift = np.asarray(contact.jacobian(self.robot), dtype=float), np.asarray(contact.drift(self.robot), dtype=float)
+            if J.shape != (contact.dim, self.robot.nv) or drift.shape != (contact.dim,):
+                raise ConfigError(
+                    f"contact {contact.name!r}: jacobian() and drift() must be ({contact.dim}, {self.robot.nv}) and "
+                    f"({contact.dim},), got {J.shape} and {drift.shape}"
+                )
+            if not (np.isfinite(J).all() and np.isfinite(drift).all()):
+                raise ConfigError(f"contact {contact.name!r}: jacobian() or drift() is not finite")
+            self.core.set_contact_kinematics(self.contact_index[contact.name], J, drift)
         nv, nx = self.robot.nv, self._layout.nx
         for task in active:
             if isinstance(task, MotionTask):
@@ -287,8 +310,8 @@ class CompiledTick:
         overflowed) is not solved: ``"non_finite_problem"``. A state the core rejects raises
         InvalidStateError; a rows task's rows that do not fit, ConfigError.
         """
-        if self._rows_tasks:
-            self.write_rows_tasks(q, v)
+        if self._rows_tasks or self._user_contacts:
+            self.write_python_rows(q, v)
         if self._daqp is None:
             try:
                 status, x, tau, iterations, solve_us, relaxed = self.core.compute(q, v, s, s_dot)

@@ -88,7 +88,10 @@ class WholeBodyController:
     ``"regularisation"``, ``"rest_<body>"`` per environment body, and ``"force_<contact>"`` per
     contact (on only for controlled contacts, or after [`set_force_target`][wbc_layer.controller.WholeBodyController.set_force_target]).
     Environment bodies ([`wbc_layer.environment_body`][wbc_layer.environment_body]) the feet stand on add their
-    accelerations to the QP. Usage per tick:
+    accelerations to the QP. ``extra_contacts``: contacts of your own (any
+    [`Contact`][wbc_layer.contacts.Contact] subclass with ``dim``, ``jacobian``, ``drift``,
+    ``normal_row`` and its force rows), after the config's, on the fixed ground; the compiled core
+    takes their Jacobians and drifts from Python at each tick. Usage per tick:
 
         result = controller.compute(q, v)     # raises QPSolveError on failure
         tau = result.tau                      # (na,) [N m]
@@ -109,13 +112,22 @@ class WholeBodyController:
     is not bit-reproducible across QP objects, so copying then raises [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError].
     """
 
-    def __init__(self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = ()):
+    def __init__(
+        self, robot: RobotModel, config: ControllerConfig, bodies: Sequence[EnvironmentBody] = (),
+        extra_contacts: Sequence[Contact] = (),
+    ):  # fmt: skip
         if not config.contacts:
             raise ConfigError("the controller needs at least one contact in its config")
         self.robot = robot
         self.config = config
         self.bodies: dict[str, EnvironmentBody] = {body.name: body for body in bodies}
         self.contacts: dict[str, Contact] = {c.name: make_contact(c) for c in config.contacts}
+        for contact in extra_contacts:
+            if not isinstance(contact, Contact) or type(contact).dim < 1:
+                raise ConfigError(f"extra_contacts takes Contact objects with a force dimension dim >= 1, got {contact!r}")
+            if contact.name in self.contacts:
+                raise ConfigError(f"a contact named {contact.name!r} exists already; names: {', '.join(self.contacts)}")
+            self.contacts[contact.name] = contact
         for contact in self.contacts.values():
             robot.frame_id(contact.frame)  # fail early on a wrong frame name
             if contact.on_body is not None and contact.on_body not in self.bodies:
