@@ -99,6 +99,9 @@ NB_MODULE(_core, m) {
            "max_iter"_a)
       .def("add_seesaw", &Controller::add_seesaw, "mass"_a, "com"_a, "inertia_xx"_a, "radius"_a, "origin"_a,
            "damping"_a, "gravity"_a)
+      .def("add_user_body", &Controller::add_user_body, "dof"_a)
+      .def("set_body_dynamics", &Controller::set_body_dynamics, "index"_a, "mass_matrix"_a, "bias"_a)
+      .def("set_contact_body_kinematics", &Controller::set_contact_body_kinematics, "index"_a, "jacobian"_a, "drift"_a)
       .def("add_contact", &Controller::add_contact, "kind"_a, "frame"_a, "body"_a, "dim"_a = -1)
       .def("set_contact_kinematics", &Controller::set_contact_kinematics, "index"_a, "jacobian"_a, "drift"_a)
       .def("finalize", &Controller::finalize)

@@ -68,11 +68,16 @@ void ContactConstraint::write(const ConstraintContext& c, const RowBlock& block,
   if (contact.body >= 0) {
     // The contact frame moves with the body's material point under it.
     const EnvironmentBody& body = *c.bodies[contact.body];
-    const Matrix3d R = c.robot.frame_rotation(contact.frame);
-    const Vector3d t = c.robot.frame_translation(contact.frame);
-    contact.body_jacobian = body.frame_jacobian(R, t).topRows(dim);
+    if (body.user()) {
+      contact.body_jacobian = contact.user_body_jacobian.topRows(dim);
+      p.b.segment(rows, dim) += contact.user_body_drift.head(dim);
+    } else {
+      const Matrix3d R = c.robot.frame_rotation(contact.frame);
+      const Vector3d t = c.robot.frame_translation(contact.frame);
+      contact.body_jacobian = body.frame_jacobian(R, t).topRows(dim);
+      p.b.segment(rows, dim) += body.frame_drift(R, t).head(dim);
+    }
     p.A.block(rows, L.body_start[contact.body], dim, body.dof()) = -contact.body_jacobian;
-    p.b.segment(rows, dim) += body.frame_drift(R, t).head(dim);
     velocity -= contact.body_jacobian * body.s_dot;
   }
   p.b.segment(rows, dim) -= c.contact_damping * velocity;

@@ -55,8 +55,42 @@ int Controller::add_contact(int kind, int frame, int body, int dim) {
   c.dim = kind == 0 ? 6 : kind == 1 ? 3 : dim;
   c.body = body;
   if (kind == 2) c.user_jacobian.setZero(6, robot_.nv());
+  if (body >= 0) c.user_body_jacobian.setZero(6, bodies_[body]->dof());
   contacts_.push_back(c);
   return static_cast<int>(contacts_.size()) - 1;
+}
+
+int Controller::add_user_body(int dof) {
+  if (finalized_ || !contacts_.empty()) throw std::invalid_argument("add bodies before contacts");
+  if (dof < 1) throw std::invalid_argument("a body needs at least one coordinate, got " + std::to_string(dof));
+  bodies_.push_back(std::make_unique<UserBody>(dof));
+  return static_cast<int>(bodies_.size()) - 1;
+}
+
+void Controller::set_body_dynamics(int i, const MatrixXd& mass_matrix, const VectorXd& bias) {
+  auto* body = dynamic_cast<UserBody*>(bodies_.at(i).get());
+  if (body == nullptr) throw std::invalid_argument("body " + std::to_string(i) + " is not a user body");
+  const int n = body->dof();
+  if (mass_matrix.rows() != n || mass_matrix.cols() != n || bias.size() != n)
+    throw std::invalid_argument("a user body's mass matrix must be (" + std::to_string(n) + ", " + std::to_string(n) +
+                                ") and its bias (" + std::to_string(n) + ")");
+  if (!(mass_matrix.allFinite() && bias.allFinite()))
+    throw std::invalid_argument("a user body's mass matrix and bias must be finite");
+  body->set(mass_matrix, bias);
+}
+
+void Controller::set_contact_body_kinematics(int i, const MatrixXd& jacobian, const VectorXd& drift) {
+  Contact& c = contacts_.at(i);
+  if (c.body < 0 || !bodies_[c.body]->user())
+    throw std::invalid_argument("contact " + std::to_string(i) + " does not stand on a user body");
+  const int n = bodies_[c.body]->dof();
+  if (jacobian.rows() != 6 || jacobian.cols() != n || drift.size() != 6)
+    throw std::invalid_argument("a user body's Jacobian at a contact must be (6, " + std::to_string(n) +
+                                ") and its drift (6)");
+  if (!(jacobian.allFinite() && drift.allFinite()))
+    throw std::invalid_argument("a user body's Jacobian and drift must be finite");
+  c.user_body_jacobian = jacobian;
+  c.user_body_drift = drift;
 }
 
 int Controller::add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius,

@@ -34,6 +34,12 @@ class Controller {
   int add_contact(int kind, int frame, int body, int dim = -1);
   /// A user contact's (dim, nv) Jacobian and (dim) drift Jdot v at this tick's state, finite.
   void set_contact_kinematics(int i, const MatrixXd& jacobian, const VectorXd& drift);
+  /// An environment body of the user's with dof coordinates (before contacts).
+  int add_user_body(int dof);
+  /// A user body's (dof, dof) mass matrix and (dof) bias at this tick's state, finite.
+  void set_body_dynamics(int i, const MatrixXd& mass_matrix, const VectorXd& bias);
+  /// On a user body: contact i's (6, dof) body Jacobian and (6) body drift at its frame, finite.
+  void set_contact_body_kinematics(int i, const MatrixXd& jacobian, const VectorXd& drift);
   int add_seesaw(double mass, const Vector3d& com, double inertia_xx, double radius, const Vector3d& origin,
                  double damping, double gravity);
   void finalize();

@@ -30,7 +30,37 @@ class EnvironmentBody {
   /// (6, dof) and (6): the body's twist Jacobian and drift at a frame, frame axes.
   virtual MatrixXd frame_jacobian(const Matrix3d& rotation, const Vector3d& translation) const = 0;
   virtual Vector6d frame_drift(const Matrix3d& rotation, const Vector3d& translation) const = 0;
+  /// A user body: its terms, and its Jacobian and drift at each contact on it, are written by the
+  /// caller before each tick (Controller::set_body_dynamics, set_contact_body_kinematics).
+  virtual bool user() const { return false; }
   VectorXd s, s_dot;
+};
+
+/// An environment body class of the user's (wbc_layer.compiled computes its terms in Python).
+class UserBody : public EnvironmentBody {
+ public:
+  explicit UserBody(int dof) : dof_(dof), mass_matrix_(MatrixXd::Identity(dof, dof)), bias_(VectorXd::Zero(dof)) {
+    s = s_dot = VectorXd::Zero(dof);
+  }
+  int dof() const override { return dof_; }
+  void update(const VectorXd& s_in, const VectorXd& s_dot_in) override {
+    s = s_in;
+    s_dot = s_dot_in;
+  }
+  const MatrixXd& mass_matrix() const override { return mass_matrix_; }
+  const VectorXd& bias() const override { return bias_; }
+  MatrixXd frame_jacobian(const Matrix3d&, const Vector3d&) const override { return MatrixXd::Zero(6, dof_); }
+  Vector6d frame_drift(const Matrix3d&, const Vector3d&) const override { return Vector6d::Zero(); }
+  bool user() const override { return true; }
+  void set(const MatrixXd& mass_matrix, const VectorXd& bias) {
+    mass_matrix_ = mass_matrix;
+    bias_ = bias;
+  }
+
+ private:
+  int dof_;
+  MatrixXd mass_matrix_;
+  VectorXd bias_;
 };
 
 /// wbc_layer.environment_body.SeesawBody: a board rolling about the world x axis.
@@ -71,6 +101,10 @@ struct Contact {
   /// (dim, dof) on an environment body: the body's Jacobian at the contact frame, this tick's
   /// (written by the contact's constraint piece, read by the body's).
   MatrixXd body_jacobian;
+  /// On a user body: (6, dof) and (6) the body's Jacobian and drift at the contact frame, written
+  /// by the caller before each tick.
+  MatrixXd user_body_jacobian;
+  Vector6d user_body_drift = Vector6d::Zero();
   /// kUser: (6, nv) and (6), the first dim rows written by the caller, the others zero.
   Matrix6Xd user_jacobian;
   Vector6d user_drift = Vector6d::Zero();

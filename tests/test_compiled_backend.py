@@ -175,3 +175,29 @@ def test_a_contact_class_of_the_users_runs_on_the_compiled_backend(robot, bridge
     python_result = _with_hand(robot, bridge, mj_data, "python", copy.deepcopy(hand))[0].compute(q, v)
     assert np.abs(compiled_result.tau - python_result.tau).max() < 1e-8
     assert compiled_result.contact_forces["hand"][0] == pytest.approx(20.0, abs=0.5)
+
+
+def test_an_environment_body_class_of_the_users_runs_on_the_compiled_backend(robot, bridge, mj_data):
+    """A user body: its mass matrix, bias, and Jacobian and drift at each contact come from Python
+    each tick. A subclass of the seesaw takes that path (the built-in one runs in C++) and gives
+    the built-in seesaw's torques, board acceleration and forces to 1e-9 (N m, rad/s^2, N: the same
+    formula in Python and in C++), on tilted, rolling boards with the rest task on."""
+
+    class MySeesaw(SeesawBody):
+        pass
+
+    q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
+    robot.update(q, v)
+    sole_z = robot.frame_placement("left_sole").translation[2]
+    contacts = tuple(replace(c, on_body="seesaw") for c in HUBO_LITE.controller_config().contacts)
+    results = []
+    for cls in (SeesawBody, MySeesaw):
+        board = cls("seesaw", 4.0, (0.0, 0.0, 0.2), np.diag([0.2, 0.05, 0.2]), 0.25, origin=(0.03, 0.0, sole_z - 0.02))
+        controller = WholeBodyController(robot, HUBO_LITE.controller_config(contacts=contacts, qp_solver="eiquadprog"), bodies=[board])
+        assert bool(controller.compiled._user_bodies) == (cls is MySeesaw)
+        results.append([controller.compute(q, v, {"seesaw": (np.array([s]), np.array([sd]))}) for s, sd in ((0.05, 0.3), (-0.1, -0.5))])
+    for built_in, users in zip(*results, strict=True):
+        assert np.abs(built_in.tau - users.tau).max() < 1e-9
+        assert np.abs(built_in.body_accelerations["seesaw"] - users.body_accelerations["seesaw"]).max() < 1e-9
+        for name in built_in.contact_forces:
+            assert np.abs(built_in.contact_forces[name] - users.contact_forces[name]).max() < 1e-9

@@ -24,6 +24,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_env.robots import robot_description
+from tests import oracles
 from wbc_layer import ContactConfig, LegClearance, RobotModel, SeesawBody, WholeBodyController
 from wbc_layer.joint_limits import JointLimits
 
@@ -97,11 +98,27 @@ def _fd_drift(robot: RobotModel, q, v, frame: str, h: float, local: bool) -> np.
     return np.concatenate([(position(h) - 2 * position(0.0) + position(-h)) / h**2, np.zeros(3)])
 
 
+def _equal(got: np.ndarray, expected: np.ndarray, what: str) -> None:
+    scale = max(1.0, np.abs(expected).max(initial=0.0))
+    assert got.shape == expected.shape and np.abs(got - expected).max(initial=0.0) <= ROW_TOL * scale, what
+
+
+def _rows(arrays, block, expected, what: str, inequality: bool) -> None:
+    """The core's rows of one piece (its block of A, b or of G, h) against the oracle's."""
+    A, b, G, h = arrays
+    start, n = (block[2], block[3]) if inequality else (block[0], block[1])
+    M, r = (G, h) if inequality else (A, b)
+    _equal(M[start : start + n], expected[0], f"{what} rows")
+    _equal(r[start : start + n], expected[1], f"{what} bounds")
+
+
 CASES = [("hubo_lite", False), ("g1", False), ("hubo_lite", True)]
 
 
 @pytest.mark.parametrize(("robot_name", "seesaw"), CASES, ids=["hubo_lite", "g1", "hubo_lite_seesaw"])
-def test_each_constraint_piece_writes_its_formula(robot_name, seesaw):
+def test_each_piece_writes_its_formula(robot_name, seesaw):
+    """The core's QP equals tests/oracles.py's, block by block in the core's row layout: each
+    constraint piece's rows and bounds, the tasks' cost (P, q), and the torque recovery."""
     controller, robot, bodies = _controller(robot_name, seesaw)
     core, layout, config = controller.compiled.core, controller.layout, controller.config
     contacts = list(controller.contacts.values())
@@ -113,82 +130,29 @@ def test_each_constraint_piece_writes_its_formula(robot_name, seesaw):
         for body in bodies:
             body.update(s, s_dot)
         core.build(q, v, s, s_dot)
-        P, _, A, b, G, h = core.problem(True)
+        P, q_cost, A, b, G, h = core.problem(True)
         n_eq, n_hot, n_in, blocks = core.row_layout
         assert A.shape[0] == n_eq and G.shape[0] == n_in
         robot.update(q, v)
-        nv, na, nx, forces = robot.nv, robot.na, layout.nx, layout.forces
-        Jc = np.zeros((layout.nf, nv))
-        for c in contacts:
-            if c.active:
-                Jc[layout.force_in_block(c.name)] = c.jacobian(robot)
+        Jc = oracles.contact_jacobian(robot, layout, contacts)
 
-        def close(got, expected, what):
-            scale = max(1.0, np.abs(expected).max(initial=0.0))
-            assert np.abs(got - expected).max(initial=0.0) <= ROW_TOL * scale, what
+        def rows(block, expected, what, inequality=False, arrays=(A, b, G, h)):
+            _rows(arrays, block, expected, what, inequality)
 
-        # Floating base: M_u qdd + h_u = J_c,u^T f.
-        base = blocks[0]
-        expected = np.zeros((6, nx))
-        expected[:, :nv], expected[:, forces] = robot.M[:6], -Jc[:, :6].T
-        close(A[base[0] : base[0] + 6], expected, "floating-base rows")
-        close(b[base[0] : base[0] + 6], -robot.h[:6], "floating-base target")
-        # Contacts: J qdd - J_s sdd = -Jdot v + Jdot_s s_dot - k_d (J v - J_s s_dot), or f = 0;
-        # force rows G f <= h.
-        for contact, (eq, n, first, m) in zip(contacts, blocks[1 : 1 + len(contacts)], strict=True):
-            rows, target = np.zeros((n, nx)), np.zeros(n)
-            if contact.active:
-                J = contact.jacobian(robot)
-                rows[:, :nv] = J
-                target = -contact.drift(robot) - config.contact_damping * (J @ v)
-                if contact.on_body is not None:
-                    body, placement = controller.bodies[contact.on_body], robot.frame_placement(contact.frame)
-                    J_s = body.frame_jacobian(placement)
-                    rows[:, layout.body(body.name)] = -J_s
-                    target += body.frame_drift(placement) + config.contact_damping * (J_s @ body.s_dot)
-                G_force, h_force = contact.force_constraints(config.friction_facets)
-                force_rows = np.zeros((m, nx))
-                force_rows[:, layout.force(contact.name)] = G_force
-                close(G[first : first + m], force_rows, f"{contact.name} force rows")
-                close(h[first : first + m], h_force, f"{contact.name} force bounds")
-            else:
-                rows[:, layout.force(contact.name)] = np.eye(n)
-                assert m == 0
-            close(A[eq : eq + n], rows, f"{contact.name} rows")
-            close(b[eq : eq + n], target, f"{contact.name} target")
-        # Environment bodies: M_s sdd + h_s + sum_i J_s,i^T f_i = 0.
-        for body, (eq, n, _, _) in zip(bodies, blocks[1 + len(contacts) : -2], strict=True):
-            rows = np.zeros((n, nx))
-            rows[:, layout.body(body.name)] = body.mass_matrix
-            for c in contacts:
-                if c.active and c.on_body == body.name:
-                    rows[:, layout.force(c.name)] = body.frame_jacobian(robot.frame_placement(c.frame)).T
-            close(A[eq : eq + n], rows, f"{body.name} rows")
-            close(b[eq : eq + n], -body.bias, f"{body.name} target")
-        # Joint limits: a_lo <= qdd_a <= a_hi, a from a constant-acceleration stop in T (or the
-        # velocity limit), capped; written as +I, -I rows.
-        first, m = blocks[-2][2], blocks[-2][3]
-        T, qa, va = limits.horizon_s, q[7:], v[6:]
-        hi = np.minimum((limits.upper - qa - 2 * T * va) / T**2, (limits.velocity - va) / T)
-        lo = np.maximum((limits.lower - qa - 2 * T * va) / T**2, (-limits.velocity - va) / T)
-        crossed = lo > hi
-        lo[crossed] = hi[crossed] = 0.5 * (lo[crossed] + hi[crossed])
-        hi, lo = np.clip(np.nan_to_num(hi, nan=1e6), -1e6, 1e6), np.clip(np.nan_to_num(lo, nan=-1e6), -1e6, 1e6)
-        rows = np.zeros((2 * na, nx))
-        rows[:na, nv - na : nv], rows[na:, nv - na : nv] = np.eye(na), -np.eye(na)
-        assert m == 2 * na
-        close(G[first : first + m], rows, "joint-limit rows")
-        close(h[first : first + m], np.concatenate([hi, -lo]), "joint-limit bounds")
-        # Torque limits: tau_min <= M_a qdd + h_a - J_c,a^T f <= tau_max.
-        first, m = blocks[-1][2], blocks[-1][3]
-        rows = np.zeros((na, nx))
-        rows[:, :nv], rows[:, forces] = robot.M[6:], -Jc[:, 6:].T
-        close(G[first : first + m], np.vstack([rows, -rows]), "torque rows")
-        close(h[first : first + m], np.concatenate([robot.torque_max - robot.h[6:], robot.h[6:] - robot.torque_min]), "torque bounds")
-        assert first + m == n_in and blocks[-2][2] == n_hot  # cold rows after the hot ones
-        # The torques the core recovers from any x are those rows' middle term.
-        x = rng.normal(size=nx)
-        close(core.torques(x), rows @ x + robot.h[6:], "torque recovery")
+        rows(blocks[0], oracles.floating_base_rows(robot, layout, Jc), "floating base")
+        for contact, block in zip(contacts, blocks[1 : 1 + len(contacts)], strict=True):
+            rows(block, oracles.contact_rows(robot, layout, contact, controller.bodies, config.contact_damping), contact.name)
+            rows(block, oracles.force_rows(layout, contact, config.friction_facets), f"{contact.name} force", True)
+        for body, block in zip(bodies, blocks[1 + len(contacts) : -2], strict=True):
+            rows(block, oracles.body_rows(robot, layout, body, contacts), body.name)
+        rows(blocks[-2], oracles.joint_limit_rows(robot, layout, limits), "joint limits", True)
+        rows(blocks[-1], oracles.torque_rows(robot, layout, Jc), "torque limits", True)
+        assert blocks[-2][2] == n_hot and blocks[-1][2] + blocks[-1][3] == n_in  # cold rows after the hot ones
+        P_oracle, q_oracle = oracles.cost(robot, layout, controller.tasks.values())
+        _equal(P, P_oracle, "cost P")
+        _equal(q_cost, q_oracle, "cost q")
+        x = rng.normal(size=layout.nx)
+        _equal(core.torques(x), oracles.oracle_torques(controller, x), "torque recovery")
 
 
 @pytest.mark.parametrize("robot_name", ["hubo_lite", "g1"])
@@ -214,17 +178,10 @@ def test_contact_jacobians_and_drifts_equal_finite_differences(robot_name):
 
 
 def _clearance_oracle(robot: RobotModel, piece, nx: int) -> tuple[np.ndarray, float]:
-    """The leg-clearance row ``g x <= h`` in numpy: n the stance sole's levelled y axis times side."""
-    n = robot.frame_placement(piece.stance_frame).rotation[:, 1].copy()
-    n[2] = 0.0
-    n *= piece.side / np.linalg.norm(n)
-    J = robot.frame_jacobian(piece.swing_frame, local=False)[:3] - robot.frame_jacobian(piece.stance_frame, local=False)[:3]
-    a = robot.frame_drift(piece.swing_frame, local=False)[:3] - robot.frame_drift(piece.stance_frame, local=False)[:3]
-    gap = robot.frame_placement(piece.swing_frame).translation - robot.frame_placement(piece.stance_frame).translation
-    T = piece.horizon_s
-    row = np.zeros(nx)
-    row[: robot.nv] = -0.5 * T**2 * (n @ J)
-    return row, float(n @ gap + T * (n @ J @ robot.v) + 0.5 * T**2 * (n @ a) - piece.min_distance_m)
+    """The leg-clearance row ``g x <= h`` (tests/oracles.py), as a vector and a number."""
+    layout = type("Layout", (), {"nx": nx})
+    G, h = oracles.leg_clearance_row(robot, layout, piece)
+    return G[0], float(h[0])
 
 
 @pytest.mark.parametrize("robot_name", ["hubo_lite", "g1"])

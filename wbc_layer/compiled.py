@@ -20,8 +20,9 @@ it adds its own tasks' (``examples/custom_task.py``). That costs a Python model 
 (only while such a task is active). A contact class of the user's
 (``WholeBodyController(extra_contacts=...)``, on the fixed ground) is a *user contact* in the core
 the same way: its ``jacobian`` and ``drift`` come from Python at each tick, its force rows as
-every contact's do. An environment body class the core does not know raises
-[`ConfigError`][wbc_layer.errors.ConfigError] naming the Python backend.
+every contact's do. An environment body class of the user's (any other
+[`EnvironmentBody`][wbc_layer.environment_body.EnvironmentBody]) is a *user body*: its mass
+matrix and bias, and its Jacobian and drift at each contact on it, come from Python at each tick.
 
 The core checks every size and index it is given too (a ValueError or IndexError, never a read
 past a buffer); a state it rejects (wrong size, non-finite, a quaternion off unit norm) becomes
@@ -45,7 +46,7 @@ import numpy as np
 from wbc_layer.checks import finite_vector
 from wbc_layer.constraints import LegClearance
 from wbc_layer.contacts import Contact, FootContact, PointContact
-from wbc_layer.environment_body import SeesawBody
+from wbc_layer.environment_body import EnvironmentBody, SeesawBody
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
 from wbc_layer.qp import DaqpSolver, QPProblem
 from wbc_layer.tasks import (
@@ -106,12 +107,15 @@ class CompiledTick:
             "eiquadprog" if config.qp_solver == "eiquadprog" else "proxsuite", config.eps_abs, MAX_ITER,
         )
         self.body_index: dict[str, int] = {}
+        self._user_bodies: list[EnvironmentBody] = []  # their terms come from Python each tick
         for body in controller.bodies.values():
-            if type(body) is not SeesawBody:
-                raise ConfigError(f"environment body {body.name!r} ({type(body).__name__}) is not in the compiled core; {_USE_PYTHON}")
-            self.body_index[body.name] = self.core.add_seesaw(
-                body.mass, body.com, float(body.inertia[0, 0]), body.radius, body.origin, body.damping, body.gravity
-            )
+            if type(body) is SeesawBody:
+                self.body_index[body.name] = self.core.add_seesaw(
+                    body.mass, body.com, float(body.inertia[0, 0]), body.radius, body.origin, body.damping, body.gravity
+                )
+            else:
+                self.body_index[body.name] = self.core.add_user_body(int(body.dof))
+                self._user_bodies.append(body)
         self.contact_index: dict[str, int] = {}
         self._user_contacts: list[Contact] = []  # their Jacobians and drifts come from Python each tick
         for contact in controller.contacts.values():
@@ -128,6 +132,11 @@ class CompiledTick:
                 )
             self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body, dim)
         self.core.finalize()
+        #: (contact, body) of each contact standing on a user body.
+        self._on_user_bodies = [
+            (contact, controller.bodies[contact.on_body]) for contact in controller.contacts.values()
+            if contact.on_body is not None and controller.bodies[contact.on_body] in self._user_bodies
+        ]  # fmt: skip
         self.core.set_contact_damping(config.contact_damping)
         limits = controller.builder.joint_limits
         if limits is not None:
@@ -265,13 +274,28 @@ class CompiledTick:
 
     def write_python_rows(self, q: np.ndarray, v: np.ndarray) -> None:
         """What the core takes from Python at each tick, computed at ``(q, v)`` (the Python model
-        updated there): each active rows task's rows, each active user contact's Jacobian and drift.
-        Raises ConfigError for rows of the wrong shape or not finite."""
+        updated there): each active rows task's rows, each active user contact's Jacobian and drift,
+        each user body's terms and its Jacobian and drift at each active contact on it. Raises
+        ConfigError for values of the wrong shape or not finite."""
         active = [task for task in self._rows_tasks if task.active and task.weight > 0]
         contacts = [contact for contact in self._user_contacts if contact.active]
-        if not (active or contacts):
+        for body in self._user_bodies:  # updated by the controller to this tick's (s, s_dot)
+            M, bias = np.asarray(body.mass_matrix, dtype=float), np.asarray(body.bias, dtype=float)
+            if M.shape != (body.dof, body.dof) or bias.shape != (body.dof,) or not (np.isfinite(M).all() and np.isfinite(bias).all()):
+                raise ConfigError(f"environment body {body.name!r}: mass_matrix and bias must be finite, ({body.dof}, {body.dof}) and ({body.dof},)")
+            self.core.set_body_dynamics(self.body_index[body.name], M, bias)
+        if not (active or contacts or self._on_user_bodies):
             return
         self.robot.update(*self.robot.check_state(q, v))  # InvalidStateError for a state that is not one
+        for contact, body in self._on_user_bodies:
+            if contact.active:
+                placement = self.robot.frame_placement(contact.frame)
+                J, drift = np.asarray(body.frame_jacobian(placement), dtype=float), np.asarray(body.frame_drift(placement), dtype=float)
+                if J.shape != (6, body.dof) or drift.shape != (6,) or not (np.isfinite(J).all() and np.isfinite(drift).all()):
+                    raise ConfigError(
+                        f"environment body {body.name!r}: frame_jacobian and frame_drift must be finite, (6, {body.dof}) and (6,)"
+                    )
+                self.core.set_contact_body_kinematics(self.contact_index[contact.name], J, drift)
         for contact in contacts:
             J, drift = np.asarray(contact.jacobian(self.robot), dtype=float), np.asarray(contact.drift(self.robot), dtype=float)
             if J.shape != (contact.dim, self.robot.nv) or drift.shape != (contact.dim,):
@@ -310,7 +334,7 @@ class CompiledTick:
         overflowed) is not solved: ``"non_finite_problem"``. A state the core rejects raises
         InvalidStateError; a rows task's rows that do not fit, ConfigError.
         """
-        if self._rows_tasks or self._user_contacts:
+        if self._rows_tasks or self._user_contacts or self._user_bodies:
             self.write_python_rows(q, v)
         if self._daqp is None:
             try:
