@@ -82,6 +82,22 @@ _META = frozenset({"active", "weight"})
 _USE_PYTHON = "use ControllerConfig(backend='python') for it"
 
 
+def _checked(value, shape: tuple[int | None, ...], what: str) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (None: any size on that axis), all finite; else
+    ConfigError naming ``what``."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{what} must be an array of real numbers, got {type(value).__name__}") from None
+    fits = array.ndim == len(shape) and all(s is None or n == s for n, s in zip(array.shape, shape, strict=False))
+    if not fits:
+        expected = "(" + ", ".join("m" if s is None else str(s) for s in shape) + (",)" if len(shape) == 1 else ")")
+        raise ConfigError(f"{what} must have shape {expected}, got {array.shape}")
+    if not np.isfinite(array).all():
+        raise ConfigError(f"{what} must be finite")
+    return array
+
+
 def compiled_available() -> bool:
     """Whether the compiled core was built and imports."""
     return _core is not None
@@ -274,54 +290,36 @@ class CompiledTick:
 
     def write_python_rows(self, q: np.ndarray, v: np.ndarray) -> None:
         """What the core takes from Python at each tick, computed at ``(q, v)`` (the Python model
-        updated there): each active rows task's rows, each active user contact's Jacobian and drift,
-        each user body's terms and its Jacobian and drift at each active contact on it. Raises
-        ConfigError for values of the wrong shape or not finite."""
-        active = [task for task in self._rows_tasks if task.active and task.weight > 0]
-        contacts = [contact for contact in self._user_contacts if contact.active]
+        updated there): each user body's terms and its Jacobian and drift at each active contact on
+        it, each active user contact's Jacobian and drift, each active rows task's rows. Raises
+        ConfigError for a value of the wrong shape or not finite, naming it."""
         for body in self._user_bodies:  # updated by the controller to this tick's (s, s_dot)
-            M, bias = np.asarray(body.mass_matrix, dtype=float), np.asarray(body.bias, dtype=float)
-            if M.shape != (body.dof, body.dof) or bias.shape != (body.dof,) or not (np.isfinite(M).all() and np.isfinite(bias).all()):
-                raise ConfigError(f"environment body {body.name!r}: mass_matrix and bias must be finite, ({body.dof}, {body.dof}) and ({body.dof},)")
-            self.core.set_body_dynamics(self.body_index[body.name], M, bias)
-        if not (active or contacts or self._on_user_bodies):
+            what = f"environment body {body.name!r}:"
+            M = _checked(body.mass_matrix, (body.dof, body.dof), f"{what} mass_matrix")
+            self.core.set_body_dynamics(self.body_index[body.name], M, _checked(body.bias, (body.dof,), f"{what} bias"))
+        on_bodies = [(contact, body) for contact, body in self._on_user_bodies if contact.active]
+        contacts = [contact for contact in self._user_contacts if contact.active]
+        tasks = [task for task in self._rows_tasks if task.active and task.weight > 0]
+        if not (on_bodies or contacts or tasks):
             return
-        self.robot.update(*self.robot.check_state(q, v))  # InvalidStateError for a state that is not one
-        for contact, body in self._on_user_bodies:
-            if contact.active:
-                placement = self.robot.frame_placement(contact.frame)
-                J, drift = np.asarray(body.frame_jacobian(placement), dtype=float), np.asarray(body.frame_drift(placement), dtype=float)
-                if J.shape != (6, body.dof) or drift.shape != (6,) or not (np.isfinite(J).all() and np.isfinite(drift).all()):
-                    raise ConfigError(
-                        f"environment body {body.name!r}: frame_jacobian and frame_drift must be finite, (6, {body.dof}) and (6,)"
-                    )
-                self.core.set_contact_body_kinematics(self.contact_index[contact.name], J, drift)
+        robot = self.robot
+        robot.update(*robot.check_state(q, v))  # InvalidStateError for a state that is not one
+        for contact, body in on_bodies:
+            placement, what = robot.frame_placement(contact.frame), f"environment body {body.name!r}:"
+            J = _checked(body.frame_jacobian(placement), (6, body.dof), f"{what} frame_jacobian()")
+            drift = _checked(body.frame_drift(placement), (6,), f"{what} frame_drift()")
+            self.core.set_contact_body_kinematics(self.contact_index[contact.name], J, drift)
         for contact in contacts:
-            J, drift = np.asarray(contact.jacobian(self.robot), dtype=float), np.asarray(contact.drift(self.robot), dtype=float)
-            if J.shape != (contact.dim, self.robot.nv) or drift.shape != (contact.dim,):
-                raise ConfigError(
-                    f"contact {contact.name!r}: jacobian() and drift() must be ({contact.dim}, {self.robot.nv}) and "
-                    f"({contact.dim},), got {J.shape} and {drift.shape}"
-                )
-            if not (np.isfinite(J).all() and np.isfinite(drift).all()):
-                raise ConfigError(f"contact {contact.name!r}: jacobian() or drift() is not finite")
+            J = _checked(contact.jacobian(robot), (contact.dim, robot.nv), f"contact {contact.name!r}: jacobian()")
+            drift = _checked(contact.drift(robot), (contact.dim,), f"contact {contact.name!r}: drift()")
             self.core.set_contact_kinematics(self.contact_index[contact.name], J, drift)
-        nv, nx = self.robot.nv, self._layout.nx
-        for task in active:
-            if isinstance(task, MotionTask):
-                A, b = task.acceleration_residual(self.robot)  # on qdd: (m, nv)
-                columns, what = nv, "acceleration_residual"
+        for task in tasks:
+            if isinstance(task, MotionTask):  # rows on qdd: (m, nv)
+                (A, b), what, columns = task.acceleration_residual(robot), "acceleration_residual()", robot.nv
             else:
-                A, b = task.residual(self.robot, self._layout)
-                columns, what = nx, "residual"
-            A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
-            if A.ndim != 2 or A.shape[1] != columns or b.shape != (A.shape[0],):
-                raise ConfigError(
-                    f"task {task.name!r}: {what}() must return A ({columns} columns) and b (one per row of A), got "
-                    f"shapes {A.shape} and {b.shape}"
-                )
-            if not (np.isfinite(A).all() and np.isfinite(b).all()):
-                raise ConfigError(f"task {task.name!r}: {what}() returned rows that are not finite")
+                (A, b), what, columns = task.residual(robot, self._layout), "residual()", self._layout.nx
+            A = _checked(A, (None, columns), f"task {task.name!r}: {what}'s A")
+            b = _checked(b, (A.shape[0],), f"task {task.name!r}: {what}'s b (one per row of A)")
             self.core.set_rows(self.task_index[task.name], 0, A, b)
 
     # -- the tick -----------------------------------------------------------------------------
