@@ -72,12 +72,8 @@ def write_json(
 
 
 def problem_copies(controller) -> tuple[QPProblem, QPProblem]:
-    """Copies of ``controller``'s last QP with and without the torque-limit rows, from either
-    backend (the compiled one builds the QP in C++: its Python builder stays unused)."""
-    if controller.compiled is not None:
-        return controller.compiled.problem(with_torque_limits=True), controller.compiled.problem(with_torque_limits=False)
-    problem = controller.last_problem
-    return problem.copy(), controller.builder.without_torque_limits(problem).copy()
+    """Copies of ``controller``'s last QP with and without the torque-limit rows."""
+    return controller.compiled.problem(with_torque_limits=True), controller.compiled.problem(with_torque_limits=False)
 
 
 def record_problems(

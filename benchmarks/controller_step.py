@@ -1,4 +1,4 @@
-"""Per-physics-step cost of the whole-body controller, with pushes, for each environment's contact set and each backend.
+"""Per-physics-step cost of the whole-body controller, with pushes, for each environment's contact set and each QP solver.
 
 Measures, side by side in one run over N physics steps at 500 Hz (default 5,000 = 10 s):
 model update (pinocchio terms), QP build, QP solve (proxsuite, warm-started; both solves when a
@@ -18,18 +18,16 @@ whole ``compute()`` call (the whole tick). Each env runs under two kinds of acti
   it cannot be loaded) gets *moving references* instead: uniform random actions in
   [-0.5, 0.5], seed 0, a new one every env step; its rows are keyed ``random`` and say so.
 
-Both controller backends (``--backends``, default ``compiled python``: the tick in C++, and the
-Python reference) and each hot-path QP solver (``--solvers``) are measured in one run, taking
-turns physics step by physics step on the standing robot and env step by env step in the envs
-(one instance per backend and solver, each with its own warm start and episode), so that a
-change of machine load hits them alike. ``update`` / ``build`` / ``solve`` / ``torques`` are the
-controller's own ``last_timings`` (timed in C++ for the compiled backend). Prints, per row, median
-/ p99 / max [us] for each backend and the ``python / compiled`` ratio of the medians; then the
-ratio of the whole-tick medians (``wbc_step`` standing, ``compute`` in the envs) for every row.
+Each hot-path QP solver (``--solvers``) is measured in one run, taking turns physics step by
+physics step on the standing robot and env step by env step in the envs (one instance per solver,
+each with its own warm start and episode), so that a change of machine load hits them alike.
+``update`` / ``build`` / ``solve`` / ``torques`` are the controller's own ``last_timings`` (timed in
+C++). Prints, per row, median / p99 / max [us]; then each solver's whole tick against the first's.
 Writes JSON: ``results = {"standing": {backend: {solver: {part: stats}}}, "envs": {env id:
-{actions: {backend: {solver: {part: stats}}}}}, "python_over_compiled": {row: ratio}}``.
+{actions: {backend: {solver: {part: stats}}}}}}`` (one backend, ``"compiled"``, since the Python
+reference tick was retired: issue 36; results written before then have a ``"python"`` one too).
 
-    python -m benchmarks.controller_step [--steps 5000] [--backends compiled python]
+    python -m benchmarks.controller_step [--steps 5000]
         [--solvers eiquadprog proxsuite daqp] [--actions zero policy] [--envs ...] [--json PATH]
 """
 
@@ -59,7 +57,7 @@ from humanoid_env.wbc_sim import WBCSimulation
 
 PUSH_FORCE_N = 40.0  # lateral/forward pushes on the torso, 0.1 s every 1 s, rotating direction
 PUSH_DURATION_S = 0.1
-BACKENDS = ("compiled", "python")
+BACKENDS = ("compiled",)
 PARTS = ("update", "build", "solve", "torques")
 #: ``--actions`` choices; a ``policy`` run without a shipped policy is keyed ``random``.
 ACTIONS = ("zero", "policy")
@@ -232,40 +230,24 @@ def summarise(timings: dict[str, np.ndarray]) -> dict[str, dict[str, float] | No
     }
 
 
-def ratio(by_backend: dict[str, dict[str, dict]], solver: str, key: str) -> float | None:
-    """python / compiled of the ``key`` medians, None unless both backends ran and timed it."""
-    if not set(BACKENDS) <= set(by_backend):
-        return None
-    python, compiled = by_backend["python"][solver][key], by_backend["compiled"][solver][key]
-    if python is None or compiled is None or compiled["median_us"] <= 0.0:
-        return None
-    return python["median_us"] / compiled["median_us"]
-
-
 def print_table(title: str, by_backend: dict[str, dict[str, dict]], solver: str, steps: int) -> None:
-    """One row's parts: median / p99 / max [us] per backend and python / compiled of the medians
-    (``-``: not timed by that backend)."""
+    """One row's parts: median / p99 / max [us] (``-``: not timed)."""
     backends = list(by_backend)
     header = "".join(f"{b + ' median':>17}{'p99':>9}{'max':>9}" for b in backends)
-    both = set(BACKENDS) <= set(backends)
     print(f"\n{title}, qp_solver={solver}  ({steps} steps; [us])")
-    print(f"  {'part':<10}{header}{'python / compiled':>19}" if both else f"  {'part':<10}{header}")
+    print(f"  {'part':<10}{header}")
     for key in by_backend[backends[0]][solver]:
         cells = "".join(
             f"{'-':>17}{'-':>9}{'-':>9}" if row is None
             else f"{row['median_us']:>17.1f}{row['p99_us']:>9.1f}{row['max_us']:>9.1f}"
             for row in (by_backend[b][solver][key] for b in backends)
         )
-        r = ratio(by_backend, solver, key)
-        print(f"  {key:<10}{cells}" + (f"{'-' if r is None else f'{r:.2f}':>19}" if both else ""))
+        print(f"  {key:<10}{cells}")
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5000, help="physics steps per row, backend and solver")
-    parser.add_argument(
-        "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
-    )
     parser.add_argument(
         "--solvers", nargs="+", default=["eiquadprog", "proxsuite", "daqp"], help="hot-path QP solvers to compare"
     )
@@ -281,16 +263,14 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     start = machine()
     env_ids = registered_env_ids() if args.envs is None else args.envs
-    backends = list(dict.fromkeys(args.backends))
+    backends = list(BACKENDS)
     combos = [(backend, solver) for solver in args.solvers for backend in backends]
-    ratios: dict[str, float | None] = {}
 
     standing: dict[str, dict[str, dict]] = {backend: {} for backend in backends}
     for (backend, solver), timings in run_standing(args.steps, combos).items():
         standing[backend][solver] = summarise(timings)
     for solver in args.solvers:
         print_table("standing", standing, solver, args.steps)
-        ratios[f"standing, {solver}"] = ratio(standing, solver, "wbc_step")
 
     envs: dict[str, dict[str, dict]] = {}
     sources: dict[str, dict[str, str]] = {}
@@ -303,14 +283,9 @@ def main(argv: list[str] | None = None) -> dict:
                 by_backend[backend][solver] = summarise(timings)
             for solver in args.solvers:
                 print_table(f"{env_id}, {key} actions", by_backend, solver, args.steps)
-                ratios[f"{env_id}, {key}, {solver}"] = ratio(by_backend, solver, "compute")
             if key != "zero":
                 print(f"  ({description})")
 
-    if any(value is not None for value in ratios.values()):
-        print("\nwhole tick median (standing: wbc_step; envs: compute), python / compiled")
-        for name, value in ratios.items():
-            print(f"  {name:<50}{'-' if value is None else f'{value:.2f}':>6}")
     if len(args.solvers) > 1:
         base = args.solvers[0]
         for backend in backends:
@@ -329,7 +304,7 @@ def main(argv: list[str] | None = None) -> dict:
         "envs": env_ids,
         "action_sources": sources,
     }
-    results = {"standing": standing, "envs": envs, "python_over_compiled": ratios}
+    results = {"standing": standing, "envs": envs}
     write_json(args.json, settings, results, start)
     return results
 

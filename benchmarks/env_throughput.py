@@ -1,28 +1,25 @@
-"""Env steps per second: wbc (each controller backend) vs torque mode per env, and 1 vs 2 SubprocVecEnv workers.
+"""Env steps per second: wbc vs torque mode per env, and 1 vs 2 SubprocVecEnv workers.
 
-1. For each registered env, one ``wbc``-mode instance per controller backend (``--backends``,
-   default ``compiled python``: the tick in C++, and the Python reference) and one
-   ``torque``-mode instance take turns in blocks of B env steps (default 200; one env step = 10
-   physics steps), R rounds (default 5); steps/s per block, medians reported, the wbc/torque
-   cost ratio (time per step) per backend and the ``python / compiled`` ratio of the wbc time
-   per step. Actions: random (uniform in the action space, seeded), as early in training;
+1. For each registered env, one ``wbc``-mode instance and one ``torque``-mode instance take
+   turns in blocks of B env steps (default 200; one env step = 10 physics steps), R rounds
+   (default 5); steps/s per block, medians reported, and the wbc/torque cost ratio (time per
+   step). Results keep a per-backend level (``"compiled"``, the one backend since the Python
+   reference tick was retired: issue 36; older results have ``"python"`` too). Actions: random (uniform in the action space, seeded), as early in training;
    ``--actions zero`` for the WBC alone. Episodes are reset on termination or truncation (the
    reset's time counts: in torque mode random torques topple the robot within about a second,
    so its resets are frequent; steps/s without the resets' time are reported too), and the share
    of each wbc-mode instance's time spent inside the controller's ``compute()`` (the rest:
    MuJoCo and the env's own Python).
 2. ``HumanoidWBC-v0`` in wbc mode under stable-baselines3's ``SubprocVecEnv`` with 1 and 2
-   workers (plus ``DummyVecEnv`` with 1, in-process, for the inter-process overhead), for each
-   backend, all taking turns for R rounds of B vector steps; total env steps/s and the speed-up
-   of 2 over 1 worker per backend. With 2 workers on a 2-core machine, anything else running
+   workers (plus ``DummyVecEnv`` with 1, in-process, for the inter-process overhead), all taking turns for R rounds of B vector steps; total env steps/s and the speed-up
+   of 2 over 1 worker. With 2 workers on a 2-core machine, anything else running
    takes from the speed-up.
 
 JSON: ``results = {"modes": {env id: {"wbc": {backend: {...}}, "torque": {...}, "wbc_cost_ratio":
-{backend: ratio}, "python_over_compiled"}}, "vec_env": {backend: {"dummy_1", "subproc_1",
+{backend: ratio}}}, "vec_env": {backend: {"dummy_1", "subproc_1",
 "subproc_2", "speedup_2_over_1"}}}``.
 
-    python -m benchmarks.env_throughput [--block 200] [--rounds 5] [--actions random]
-        [--backends compiled python] [--json PATH]
+    python -m benchmarks.env_throughput [--block 200] [--rounds 5] [--actions random] [--json PATH]
 """
 
 from __future__ import annotations
@@ -37,7 +34,7 @@ import numpy as np
 from benchmarks.common import RESULTS, machine, registered_env_ids, write_json
 
 MODES = ("wbc", "torque")
-BACKENDS = ("compiled", "python")
+BACKENDS = ("compiled",)
 VEC_ENV_ID = "HumanoidWBC-v0"
 
 
@@ -113,16 +110,13 @@ def mode_comparison(
             "resets": resets[key],
         }
 
-    result: dict = {"wbc": {}, "torque": row(("torque", None)), "wbc_cost_ratio": {}, "python_over_compiled": None}
+    result: dict = {"wbc": {}, "torque": row(("torque", None)), "wbc_cost_ratio": {}}
     for backend in backends:
         key = ("wbc", backend)
         wbc = result["wbc"][backend] = row(key)
         # the share of the wbc env's time spent in the WBC's compute() (the rest: MuJoCo, the env)
         wbc["compute_share"] = compute_s[backend][0] / sum(block / rate for rate in rates[key])
         result["wbc_cost_ratio"][backend] = result["torque"]["steps_per_s"] / wbc["steps_per_s"]
-    if set(BACKENDS) <= set(backends):  # time per wbc env step, python / compiled
-        wbc = result["wbc"]
-        result["python_over_compiled"] = wbc["compiled"]["steps_per_s"] / wbc["python"]["steps_per_s"]
     return result
 
 
@@ -168,15 +162,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--block", type=int, default=200, help="env steps per timed block")
     parser.add_argument("--rounds", type=int, default=5, help="blocks per mode / per vector env")
     parser.add_argument("--actions", choices=("random", "zero"), default="random")
-    parser.add_argument(
-        "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
-    )
     parser.add_argument("--envs", nargs="+", default=None, help="env ids (default: every registered one)")
     parser.add_argument("--no-vec", action="store_true", help="skip the SubprocVecEnv part")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=str(RESULTS / "env_throughput.json"))
     args = parser.parse_args(argv)
-    backends = tuple(dict.fromkeys(args.backends))
+    backends = BACKENDS
     start = machine()
     print(f"load average {start['load_average']} on {start['cpus']} CPUs")
     env_ids = args.envs or registered_env_ids()
@@ -184,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\nenv steps/s (medians of {args.rounds} blocks of {args.block} steps, {args.actions} actions)")
     print(
         f"  {'env':<24}{'backend':<10}{'wbc':>10}{'torque':>10}{'torque/wbc':>12}{'resets wbc/torque':>20}"
-        f"   (without resets' time: wbc, torque)   WBC share of wbc time   python / compiled (time per wbc step)"
+        f"   (without resets' time: wbc, torque)   WBC share of wbc time"
     )
     for env_id in env_ids:
         row = results["modes"][env_id] = mode_comparison(
@@ -192,13 +183,11 @@ def main(argv: list[str] | None = None) -> dict:
         )
         torque = row["torque"]
         for i, (backend, wbc) in enumerate(row["wbc"].items()):
-            ratio = row["python_over_compiled"]
-            last = i == len(row["wbc"]) - 1 and ratio is not None
             print(
                 f"  {env_id if i == 0 else '':<24}{backend:<10}{wbc['steps_per_s']:>10.1f}{torque['steps_per_s']:>10.1f}"
                 f"{row['wbc_cost_ratio'][backend]:>12.1f}{wbc['resets']:>11d} / {torque['resets']:<6d}"
                 f"   {wbc['steps_per_s_without_resets']:>8.1f}, {torque['steps_per_s_without_resets']:<8.1f}"
-                f"{wbc['compute_share']:>12.2f}" + (f"{ratio:>37.2f}" if last else "")
+                f"{wbc['compute_share']:>12.2f}"
             )
     if not args.no_vec:
         rows = results["vec_env"] = vec_comparison(args.block, args.rounds, args.actions, args.seed, backends)

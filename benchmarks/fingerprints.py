@@ -9,7 +9,7 @@ actions that do not read it) changes ``obs`` and leaves ``state``.
 
 The cases: every env in every action mode on both robots with seeded random actions (pushes on, as
 by default); each shipped policy's actions; and further settings on one env each (estimation,
-randomisation, leg odometry, the contact guard, the scripted scenarios, the python backend, DAQP,
+randomisation, leg odometry, the contact guard, the scripted scenarios, DAQP,
 proxsuite, the rigid seesaw, heavy pushes). Each runs ``--steps`` env steps (default 1000),
 resetting after a fall or a time limit, so every case that falls shows a reset after a fall.
 
@@ -51,7 +51,6 @@ SETTINGS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "randomise_hard": ("HumanoidWBC-v0", {"randomise": "hard"}, None),
     "odometry": ("HumanoidWBCSeesaw-v0", {"estimation": "moderate", "leg_odometry_s": 0.05}, None),
     "contact_guard": ("HumanoidWBC-v0", {"contact_guard": True}, None),
-    "python_backend": ("HumanoidWBC-v0", {"wbc_backend": "python"}, None),
     "daqp": ("HumanoidWBCWall-v0", {"qp_solver": "daqp"}, None),
     "proxsuite": ("HumanoidWBC-v0", {"qp_solver": "proxsuite"}, None),
     "rigid_seesaw": ("HumanoidWBCSeesaw-v0", {"seesaw_model": "rigid"}, None),

@@ -1,8 +1,8 @@
-"""Controller time against the number of contacts and the robot's degrees of freedom, per backend.
+"""Controller time against the number of contacts and the robot's degrees of freedom.
 
 Records N states (default 2,000 physics steps = 4 s) of the standing robot under the WBC with
 40 N pushes (as ``benchmarks/controller_step.py``), then replays the same states through one
-controller per configuration and backend, all taking turns state by state (each controller
+controller per configuration, all taking turns state by state (each controller
 keeps its own warm start), so that a change of machine load hits them alike:
 
 - contacts (full robot, nv = 29): two feet (6D wrench each); + the right hand; + both hands.
@@ -13,19 +13,16 @@ keeps its own warm start), so that a change of machine load hits them alike:
   (11 joints), locked at the home posture with ``pinocchio.buildReducedModel``; the states are
   restricted to the remaining joints.
 
-Backends (``--backends``, default ``compiled python``): the tick in C++ and the Python
-reference, every configuration under each. For each configuration: nv and the QP's size (n,
-n_eq, n_in of the full problem; n_in of the hot problem without the torque-limit rows: the
-same for both backends, taken from the first), and per backend ``compute()`` wall time median /
-p99 [us], the medians of its parts (``last_timings``: update = pinocchio terms, build, solve
-incl. a re-solve when a torque limit is hit, torques; timed in C++ for the compiled backend)
-and how often a torque limit forced the re-solve (python: calls of a counting wrapper around
-``controller.limited_solver``; compiled: the core's ``used_torque_limits`` flag after each
-tick), and the ``python / compiled`` ratio of the ``compute()`` medians. JSON: ``results[group]
-[configuration] = {"nv", "n_contacts", "qp", "backends": {backend: {"compute",
-"parts_median_us", "torque_limited_fraction"}}, "python_over_compiled"}``.
+For each configuration: nv and the QP's size (n, n_eq, n_in of the full problem; n_in of the hot
+problem without the torque-limit rows), ``compute()`` wall time median / p99 [us], the medians of
+its parts (``last_timings``, timed in C++: update = pinocchio terms, build, solve incl. a re-solve
+when a torque limit is hit, torques) and how often a torque limit forced the re-solve (the core's
+``used_torque_limits`` flag after each tick). JSON: ``results[group][configuration] = {"nv",
+"n_contacts", "qp", "backends": {"compiled": {"compute", "parts_median_us",
+"torque_limited_fraction"}}}`` (the one backend since the Python reference tick was retired:
+issue 36; older results have ``"python"`` too).
 
-    python -m benchmarks.scaling [--steps 2000] [--backends compiled python] [--json PATH]
+    python -m benchmarks.scaling [--steps 2000] [--json PATH]
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ WAIST_JOINTS = ("waist_yaw", "waist_roll", "waist_pitch")
 HAND_FORCE_TARGET_N = 10.0
 HAND_NORMALS = {"right": (0.0, 1.0, 0.0), "left": (0.0, -1.0, 0.0)}
 PARTS = ("update", "build", "solve", "torques")
-BACKENDS = ("compiled", "python")
+BACKENDS = ("compiled",)
 
 
 def record_states(steps: int) -> tuple[np.ndarray, np.ndarray, RobotModel]:
@@ -112,20 +109,6 @@ def contact_config(hands: tuple[str, ...], backend: str = "compiled") -> Control
     return HUBO_LITE.controller_config(contacts=(*HUBO_LITE.foot_contacts(), *hand_contacts), backend=backend)
 
 
-class CountingSolver:
-    """Wraps a QP solver and counts its solves (the controller's re-solve with torque limits)."""
-
-    def __init__(self, solver):
-        self.solver, self.calls = solver, 0
-
-    def solve(self, problem):
-        self.calls += 1
-        return self.solver.solve(problem)
-
-    def reset(self) -> None:
-        self.solver.reset()
-
-
 class Case:
     """One configuration under one backend: a robot model, its controller, and the state restriction."""
 
@@ -137,10 +120,7 @@ class Case:
         for contact in config.contacts:
             if contact.mode == "controlled":
                 self.controller.set_force_target(contact.name, HAND_FORCE_TARGET_N)
-        # re-solves with the torque-limit rows: the python backend calls limited_solver, the
-        # compiled one flags them in its core (it never calls the Python solvers)
-        self.resolves = self.controller.limited_solver = CountingSolver(self.controller.limited_solver)
-        self.limited_ticks = 0
+        self.limited_ticks = 0  # ticks re-solved with the torque-limit rows (the core flags them)
         self.total_us: list[float] = []
         self.parts: dict[str, list[float]] = {part: [] for part in PARTS}
 
@@ -148,8 +128,7 @@ class Case:
         start = time.perf_counter()
         self.controller.compute(q[self.q_ids], v[self.v_ids])
         self.total_us.append(1e6 * (time.perf_counter() - start))
-        if self.controller.compiled is not None:
-            self.limited_ticks += int(self.controller.compiled.core.used_torque_limits)
+        self.limited_ticks += int(self.controller.compiled.core.used_torque_limits)
         for part in PARTS:
             self.parts[part].append(self.controller.last_timings[part])
 
@@ -157,18 +136,14 @@ class Case:
         """The last tick's QP: n, n_eq, n_in (full problem), n_in_hot (without torque-limit rows)."""
         controller = self.controller
         problem = controller.last_problem
-        if controller.compiled is not None:
-            hot = controller.compiled.problem(with_torque_limits=False)
-        else:
-            hot = controller.builder.without_torque_limits(problem)
+        hot = controller.compiled.problem(with_torque_limits=False)
         return {"n": problem.n, "n_eq": problem.A.shape[0], "n_in": problem.G.shape[0], "n_in_hot": hot.G.shape[0]}
 
     def timing(self) -> dict:
-        limited = self.limited_ticks if self.controller.compiled is not None else self.resolves.calls
         return {
             "compute": stats(self.total_us),
             "parts_median_us": {part: float(np.median(values)) for part, values in self.parts.items()},
-            "torque_limited_fraction": limited / len(self.total_us),
+            "torque_limited_fraction": self.limited_ticks / len(self.total_us),
         }
 
 
@@ -181,10 +156,7 @@ def summary(cases: list[Case]) -> dict:
         "n_contacts": len(first.controller.contacts),
         "qp": first.qp_size(),
         "backends": timing,
-        "python_over_compiled": None,
     }
-    if set(BACKENDS) <= set(timing):
-        row["python_over_compiled"] = timing["python"]["compute"]["median_us"] / timing["compiled"]["compute"]["median_us"]
     return row
 
 
@@ -216,31 +188,26 @@ def print_table(title: str, rows: dict[str, dict]) -> None:
     print(f"\n{title}")
     print(
         f"  {'configuration':<22}{'nv':>4}{'n':>5}{'n_eq':>6}{'n_in':>6}{'hot':>5}  {'backend':<9}{'median [us]':>12}"
-        f"{'p99 [us]':>10}{'update':>8}{'build':>8}{'solve':>8}{'torques':>9}{'limited':>9}{'python / compiled':>19}"
+        f"{'p99 [us]':>10}{'update':>8}{'build':>8}{'solve':>8}{'torques':>9}{'limited':>9}"
     )
     for name, row in rows.items():
         qp = row["qp"]
         sizes = f"{name:<22}{row['nv']:>4}{qp['n']:>5}{qp['n_eq']:>6}{qp['n_in']:>6}{qp['n_in_hot']:>5}"
         for i, (backend, timing) in enumerate(row["backends"].items()):
             parts = timing["parts_median_us"]
-            ratio = row["python_over_compiled"]
-            last = i == len(row["backends"]) - 1 and ratio is not None
             print(
                 f"  {sizes if i == 0 else '':<48}  {backend:<9}{timing['compute']['median_us']:>12.1f}"
                 f"{timing['compute']['p99_us']:>10.1f}{parts['update']:>8.1f}{parts['build']:>8.1f}{parts['solve']:>8.1f}"
-                f"{parts['torques']:>9.1f}{timing['torque_limited_fraction']:>9.3f}" + (f"{ratio:>19.2f}" if last else "")
+                f"{parts['torques']:>9.1f}{timing['torque_limited_fraction']:>9.3f}"
             )
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="recorded states (physics steps at 500 Hz)")
-    parser.add_argument(
-        "--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS), help="controller backends, side by side"
-    )
     parser.add_argument("--json", default=str(RESULTS / "scaling.json"))
     args = parser.parse_args(argv)
-    backends = tuple(dict.fromkeys(args.backends))
+    backends = BACKENDS
     start = machine()
     print(f"load average {start['load_average']} on {start['cpus']} CPUs")
     qs, vs, robot = record_states(args.steps)
@@ -252,8 +219,7 @@ def main(argv: list[str] | None = None) -> dict:
             case.tick(q, v)
     results = {group: {name: summary(row) for name, row in members.items()} for group, members in groups.items()}
     print_table(
-        f"number of contacts (full robot; {args.steps} states; times [us], parts are medians; "
-        f"python / compiled: compute() medians)",
+        f"number of contacts (full robot; {args.steps} states; times [us], parts are medians)",
         results["contacts"],
     )
     print_table("degrees of freedom (two feet)", results["dofs"])

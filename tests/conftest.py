@@ -43,7 +43,8 @@ def bridge(mj_model, robot) -> SimBridge:
 
 @pytest.fixture(params=BACKENDS)
 def backend(request) -> str:
-    """Each controller test runs on both backends: the compiled tick and the Python reference."""
+    """The controller's backend (one since the Python reference tick was retired: the compiled
+    core; tests/oracles.py states its formulation)."""
     return request.param
 
 

@@ -171,3 +171,11 @@ def oracle_torques(controller, x: np.ndarray) -> np.ndarray:
     robot, layout = controller.robot, controller.layout
     Jc = contact_jacobian(robot, layout, controller.contacts.values())
     return robot.M[6:] @ x[: robot.nv] + robot.h[6:] - Jc[:, 6:].T @ x[layout.forces]
+
+
+def oracle_tau(controller) -> np.ndarray:
+    """(na,) the torques of the oracle QP at the controller's last state, solved exactly (DAQP)."""
+    from wbc_layer.qp import DaqpSolver
+
+    problem, _ = oracle_qp(controller)
+    return oracle_torques(controller, DaqpSolver().solve(problem).x)

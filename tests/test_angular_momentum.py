@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
-import pytest
 
 from humanoid_env.robots.hubo_lite import HUBO_LITE
+from tests import oracles
 from wbc_layer import RobotModel, WholeBodyController
 
 
@@ -30,7 +30,7 @@ def test_task_rows_are_the_rate_of_angular_momentum(robot, bridge, mj_data, mj_m
     dL/dt from qdd to 1e-6 N m (the rows use the floating-base dynamics to trade qdd for f)."""
     q, v = _spinning_state(bridge, mj_data, mj_model)
     robot.update(q, v)
-    controller = WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
+    controller = WholeBodyController(robot, HUBO_LITE.controller_config())
     result = controller.compute(q, v)
     task = controller.task("angular_momentum")
     assert not task.active  # off by default
@@ -53,26 +53,24 @@ def test_task_drives_the_rate_towards_minus_damping_times_momentum(robot, bridge
     assert misses[100.0] < 0.5 * misses[0.0], misses
 
 
-def test_backends_agree_with_the_task_on(bridge, mj_data, mj_model):
-    """Same QP on both backends: torques within 1e-6 N m (the proxsuite tolerance of the other
-    backend comparisons)."""
+def test_the_core_matches_the_oracle_with_the_task_on(bridge, mj_data, mj_model):
+    """The core's tick with the task on equals the oracle QP's (tests/oracles.py, the task's
+    residual in numpy) solved exactly: torques within 1e-8 N m (tests/test_oracle_agree.py)."""
     q, v = _spinning_state(bridge, mj_data, mj_model)
-    taus = {}
-    for backend in ("python", "compiled"):
-        robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
-        robot.update(q, v)
-        config = HUBO_LITE.controller_config(backend=backend, angular_momentum_weight=100.0, angular_momentum_damping=10.0)
-        taus[backend] = WholeBodyController(robot, config).compute(q, v).tau
-    assert np.abs(taus["python"] - taus["compiled"]).max() < 1e-6
+    robot = RobotModel.from_mjcf(HUBO_LITE.mjcf_path())
+    robot.update(q, v)
+    config = HUBO_LITE.controller_config(qp_solver="eiquadprog", angular_momentum_weight=100.0, angular_momentum_damping=10.0)
+    controller = WholeBodyController(robot, config)
+    tau = controller.compute(q, v).tau
+    assert np.abs(tau - oracles.oracle_tau(controller)).max() < 1e-8
 
 
-@pytest.mark.parametrize("backend_name", ["python", "compiled"])
-def test_damping_setter_reaches_the_tick(robot, bridge, mj_data, mj_model, backend_name):
-    """Changing the task's damping changes the torques on either backend (the compiled writer
-    must carry it into the core)."""
+def test_damping_setter_reaches_the_tick(robot, bridge, mj_data, mj_model):
+    """Changing the task's damping changes the torques (the compiled writer must carry it into
+    the core)."""
     q, v = _spinning_state(bridge, mj_data, mj_model)
     robot.update(q, v)
-    config = HUBO_LITE.controller_config(backend=backend_name, angular_momentum_weight=100.0)
+    config = HUBO_LITE.controller_config(angular_momentum_weight=100.0)
     controller = WholeBodyController(robot, config)
     before = controller.compute(q, v).tau
     controller.task("angular_momentum").damping = 40.0

@@ -6,11 +6,9 @@ solve, a WBC tick, a vector-env step). A timed quantity must then hold exactly a
 as the benchmark's own bookkeeping says, and the parts that do not contain the operation none:
 a benchmark that times nothing, times the wrong span, or miscounts its calls fails.
 
-Both controller backends run side by side. The python backend's ticks are charged through its
-QP solver (or ``compute_python``), the compiled backend's through :meth:`CompiledTick.compute`
-(one C++ call per tick, which never calls the Python solvers); the compiled backend times its
-parts with the C++ clock, which the virtual one does not reach, so they hold no charge. A
-benchmark that ran one backend under the other's name, or dropped one, fails.
+The controller's ticks are charged through :meth:`CompiledTick.compute` (one C++ call per tick);
+the core times its parts with the C++ clock, which the virtual one does not reach, so they hold no
+charge.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from benchmarks import (
     scaling,
 )
 from humanoid_env.envs.base import HumanoidWBCBaseEnv
-from wbc_layer import ProxsuiteSolver, WholeBodyController
+from wbc_layer import ProxsuiteSolver
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.qp import DaqpSolver, EiquadprogSolver
 
@@ -93,9 +91,7 @@ def positive(us) -> bool:
 
 
 def charge_ticks(clock: VirtualClock, monkeypatch) -> None:
-    """One charge per compiled tick, one per python-backend QP solve."""
-    for cls in (ProxsuiteSolver, EiquadprogSolver):
-        monkeypatch.setattr(cls, "solve", clock.charging(cls.solve))
+    """One charge per tick."""
     monkeypatch.setattr(CompiledTick, "compute", clock.charging(CompiledTick.compute))
 
 
@@ -133,48 +129,34 @@ def test_scaling_reports_sizes_and_times_per_configuration(tmp_path, clock, monk
     out = tmp_path / "scaling.json"
     scaling.main(["--steps", "10", "--json", str(out)])
     data = load(out)
-    assert data["settings"]["backends"] == ["compiled", "python"]
+    assert data["settings"]["backends"] == ["compiled"]
     results = data["results"]
     assert [row["n_contacts"] for row in results["contacts"].values()] == [2, 3, 4]
     assert [row["nv"] for row in results["dofs"].values()] == [29, 21, 18]
     for group in results.values():
         for name, row in group.items():
             assert row["qp"]["n"] > 0 and 0 < row["qp"]["n_in_hot"] < row["qp"]["n_in"]
-            assert set(row["backends"]) == {"compiled", "python"}, (name, row)
+            assert set(row["backends"]) == {"compiled"}, (name, row)
             for timing in row["backends"].values():
                 assert positive(timing["compute"]["median_us"]) and positive(timing["compute"]["p99_us"]), (name, row)
                 assert 0.0 <= timing["torque_limited_fraction"] <= 1.0
-            compiled, python = row["backends"]["compiled"], row["backends"]["python"]
-            assert row["python_over_compiled"] == pytest.approx(
-                python["compute"]["median_us"] / compiled["compute"]["median_us"], rel=1e-12
-            )
-            # python: every tick solves once, or twice when a torque limit was hit
-            # (torque_limited_fraction): the median tick holds as many solves as the median "solve"
-            # part, the rest is real time.
-            parts, compute = python["parts_median_us"], python["compute"]["median_us"]
-            solves = round(charges(parts["solve"]))
-            assert solves == (1 if python["torque_limited_fraction"] < 0.5 else 2), (name, row)
-            assert holds(parts["solve"], solves) and holds(compute, solves), (name, row)
-            for part in ("update", "build", "torques"):
-                assert holds(parts[part], 0), (name, part, parts[part])
-            # compiled: one C++ call per tick, inside compute(); its parts timed in C++ (no charge)
+            compiled = row["backends"]["compiled"]
+            # one C++ call per tick, inside compute(); its parts timed in C++ (no charge)
             assert holds(compiled["compute"]["median_us"], 1), (name, compiled)
             for part, us in compiled["parts_median_us"].items():
                 assert holds(us, 0), (name, part, us)
 
 
 def test_env_throughput_compares_modes(tmp_path, clock, monkeypatch):
-    # Per WBC tick (frame_skip per wbc-mode env step, none in torque mode): one charge on the
-    # compiled backend, two on the python one (told apart by what each tick calls).
+    # Per WBC tick (frame_skip per wbc-mode env step, none in torque mode): one charge.
     monkeypatch.setattr(CompiledTick, "compute", clock.charging(CompiledTick.compute))
-    monkeypatch.setattr(WholeBodyController, "compute_python", clock.charging(WholeBodyController.compute_python, 2))
     frame_skip = gym.make(ENV).unwrapped.frame_skip
     out = tmp_path / "env.json"
     env_throughput.main(["--block", "3", "--rounds", "1", "--envs", ENV, "--no-vec", "--json", str(out)])
     row = load(out)["results"]["modes"][ENV]
-    assert set(row["wbc"]) == {"compiled", "python"}
+    assert set(row["wbc"]) == {"compiled"}
     assert 1.0 / row["torque"]["steps_per_s_without_resets"] < REAL_S
-    for backend, k in (("compiled", 1), ("python", 2)):
+    for backend, k in (("compiled", 1),):
         wbc = row["wbc"][backend]
         wbc_step_s = 1.0 / wbc["steps_per_s_without_resets"]  # time per env step [s]
         assert k * frame_skip * CALL_S <= wbc_step_s < k * frame_skip * CALL_S + REAL_S, backend
@@ -184,9 +166,6 @@ def test_env_throughput_compares_modes(tmp_path, clock, monkeypatch):
         assert row["wbc_cost_ratio"][backend] == pytest.approx(
             row["torque"]["steps_per_s"] / wbc["steps_per_s"], rel=1e-12
         )
-    assert row["python_over_compiled"] == pytest.approx(
-        row["wbc"]["compiled"]["steps_per_s"] / row["wbc"]["python"]["steps_per_s"], rel=1e-12
-    )
 
 
 def test_env_overhead_splits_each_env_step_into_its_parts(tmp_path, clock, monkeypatch):
@@ -213,43 +192,19 @@ def test_controller_step_writes_its_table(tmp_path, clock, monkeypatch):
     results = controller_step.main(["--steps", "10", "--solvers", "proxsuite", "--envs", ENV, "--json", str(out)])
     data = load(out)
     assert data["results"] == json.loads(json.dumps(results))  # the JSON holds what main returned
-    assert data["settings"]["backends"] == ["compiled", "python"]
+    assert data["settings"]["backends"] == ["compiled"]
     standing = data["results"]["standing"]
     by_actions = data["results"]["envs"][ENV]
     # beside the zero-action run, one under the shipped policy's actions
     assert set(by_actions) == {"zero", "policy"}
     assert data["settings"]["action_sources"][ENV]["policy"].startswith("shipped policy policies/")
-    for backend in ("compiled", "python"):
+    for backend in ("compiled",):
         rows = standing[backend]["proxsuite"]
         assert positive(rows["wbc_step"]["median_us"]) and positive(rows["mj_step"]["median_us"]), rows
         for actions in ("zero", "policy"):
             rows = by_actions[actions][backend]["proxsuite"]
             assert positive(rows["compute"]["median_us"]) and positive(rows["compute"]["p99_us"]), rows
-    ratios = data["results"]["python_over_compiled"]
-    assert set(ratios) == {"standing, proxsuite", f"{ENV}, zero, proxsuite", f"{ENV}, policy, proxsuite"}
-    assert all(positive(value) for value in ratios.values()), ratios
-    assert ratios["standing, proxsuite"] == pytest.approx(
-        standing["python"]["proxsuite"]["wbc_step"]["median_us"] / standing["compiled"]["proxsuite"]["wbc_step"]["median_us"],
-        rel=1e-12,
-    )
-
-    # Standing still, no torque limit is hit: one solve per step, inside "solve", "wbc_step"
-    # (MuJoCo state -> torques) and, in the env, "compute"; never inside the other parts.
-    python = standing["python"]["proxsuite"]
-    in_env = by_actions["zero"]["python"]["proxsuite"]
-    for key in ("solve", "wbc_step"):
-        assert holds(python[key]["median_us"], 1), (key, python[key])
-    for key in ("solve", "compute"):
-        assert holds(in_env[key]["median_us"], 1), (key, in_env[key])
-    for rows in (python, in_env):
-        for key in ("update", "build", "torques", "mj_step"):
-            assert holds(rows[key]["median_us"], 0) and holds(rows[key]["max_us"], 0), (key, rows[key])
-    # Under the policy's actions the python tick may re-solve with torque limits: its median
-    # compute holds as many solves as its median solve part.
-    moving = by_actions["policy"]["python"]["proxsuite"]
-    solves = round(charges(moving["solve"]["median_us"]))
-    assert solves in (1, 2) and holds(moving["compute"]["median_us"], solves), moving
-    # Compiled: one C++ call per tick inside "wbc_step" / "compute", its parts timed in C++.
+    # One C++ call per tick inside "wbc_step" / "compute", its parts timed in C++.
     for rows, whole in (
         (standing["compiled"]["proxsuite"], "wbc_step"),
         (by_actions["zero"]["compiled"]["proxsuite"], "compute"),
@@ -269,7 +224,7 @@ def test_env_throughput_runs_subprocess_vector_envs(tmp_path, clock, monkeypatch
     out = tmp_path / "vec.json"
     env_throughput.main(["--block", "2", "--rounds", "1", "--envs", ENV, "--json", str(out)])
     rows = load(out)["results"]["vec_env"]
-    assert set(rows) == {"compiled", "python"}
+    assert set(rows) == {"compiled"}
     for backend, row in rows.items():
         # env steps per second = vector steps x workers / time: 1, 1 and 2 env steps per charge
         for name, workers in (("dummy_1", 1), ("subproc_1", 1), ("subproc_2", 2)):

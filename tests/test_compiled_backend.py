@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from humanoid_env.robots.hubo_lite import HUBO_LITE
+from tests import oracles
 from wbc_layer import ComTask, ConfigError, Contact, SeesawBody, WholeBodyController, compiled
 
-#: Both backends' torques agree to this on one tick [N m] (see tests/test_backends_agree.py).
+#: The core's torques and the oracle QP's agree to this on one tick [N m] (tests/test_oracle_agree.py).
 TAU_TOL = 1e-6
 
 
@@ -36,7 +37,7 @@ def test_every_setter_and_assignment_reaches_the_core(robot, bridge, mj_data):
     for change in changes:
         change()
         tau = controller.compute(q, v).tau
-        reference = controller.compute_python(q, v).tau
+        reference = oracles.oracle_tau(controller)
         assert np.abs(tau - before).max() > 100 * TAU_TOL
         assert np.abs(tau - reference).max() < TAU_TOL
         before = tau
@@ -58,7 +59,7 @@ def test_body_rest_setters_reach_the_core(robot, bridge, mj_data):
         change()
         tau = controller.compute(q, v, states).tau
         assert np.abs(tau - before).max() > 100 * TAU_TOL
-        assert np.abs(tau - controller.compute_python(q, v).tau).max() < TAU_TOL
+        assert np.abs(tau - oracles.oracle_tau(controller)).max() < TAU_TOL
         before = tau
 
 
@@ -79,7 +80,7 @@ def test_a_task_class_the_core_does_not_know_runs_as_rows_computed_in_python(rob
     controller.add_task(slower)
     tau = controller.compute(q, v).tau
     assert np.abs(tau - without).max() > 100 * TAU_TOL
-    assert np.abs(tau - controller.compute_python(q, v).tau).max() < TAU_TOL
+    assert np.abs(tau - oracles.oracle_tau(controller)).max() < TAU_TOL
     slower.active = False
     assert np.abs(controller.compute(q, v).tau - without).max() < TAU_TOL
 
@@ -109,13 +110,14 @@ def test_a_rows_task_with_rows_that_do_not_fit_is_refused_by_name(robot, bridge,
 def test_a_missing_extension_gives_one_clear_error(robot, monkeypatch):
     monkeypatch.setattr(compiled, "_core", None)
     monkeypatch.setattr(compiled, "_IMPORT_ERROR", ImportError("No module named 'wbc_layer._core'"))
-    with pytest.raises(ConfigError, match=r"not built.*C\+\+17 compiler.*backend='python'"):
+    with pytest.raises(ConfigError, match=r"not built.*C\+\+17 compiler.*only controller"):
         WholeBodyController(robot, HUBO_LITE.controller_config())
-    WholeBodyController(robot, HUBO_LITE.controller_config(backend="python"))
 
 
-def test_unknown_backend_lists_the_valid_ones():
-    with pytest.raises(ConfigError, match="compiled.*python"):
+def test_the_retired_python_backend_and_an_unknown_one_are_refused_by_name():
+    with pytest.raises(ConfigError, match=r"backend='python' \(the Python reference tick\) was retired.*oracles"):
+        HUBO_LITE.controller_config(backend="python")
+    with pytest.raises(ConfigError, match=r"backend must be one of \('compiled',\), got 'cuda'"):
         HUBO_LITE.controller_config(backend="cuda")
 
 
@@ -156,10 +158,8 @@ def test_a_contact_class_of_the_users_runs_on_the_compiled_backend(robot, bridge
     """A user contact: its Jacobian and drift come from Python each tick. (1) A subclass of the
     built-in PointContact takes that path and gives the built-in contact's torques (1e-9 N m: the
     same rows, computed by pinocchio in Python instead of C++); (2) a contact model the core has no
-    piece for (one force coordinate) gives the Python reference's torques (1e-8 N m, both exact:
-    tests/test_backends_agree.py's eiquadprog tolerance) and holds the asked 20 N."""
-    import copy
-
+    piece for (one force coordinate) gives the oracle QP's torques (1e-8 N m, both exact:
+    tests/test_oracle_agree.py's tolerance) and holds the asked 20 N."""
     from wbc_layer import PointContact
 
     class MyPoint(PointContact):
@@ -170,11 +170,10 @@ def test_a_contact_class_of_the_users_runs_on_the_compiled_backend(robot, bridge
     users, _, _ = _with_hand(robot, bridge, mj_data, "compiled", MyPoint("hand", **common))
     assert users.compiled._user_contacts and not built_in.compiled._user_contacts
     assert np.abs(users.compute(q, v).tau - built_in.compute(q, v).tau).max() < 1e-9
-    hand = FrictionlessPoint("hand", "right_hand", max_normal_force=200.0)
-    compiled_result = _with_hand(robot, bridge, mj_data, "compiled", hand)[0].compute(q, v)
-    python_result = _with_hand(robot, bridge, mj_data, "python", copy.deepcopy(hand))[0].compute(q, v)
-    assert np.abs(compiled_result.tau - python_result.tau).max() < 1e-8
-    assert compiled_result.contact_forces["hand"][0] == pytest.approx(20.0, abs=0.5)
+    controller = _with_hand(robot, bridge, mj_data, "compiled", FrictionlessPoint("hand", "right_hand", max_normal_force=200.0))[0]
+    result = controller.compute(q, v)
+    assert np.abs(result.tau - oracles.oracle_tau(controller)).max() < 1e-8
+    assert result.contact_forces["hand"][0] == pytest.approx(20.0, abs=0.5)
 
 
 def test_an_environment_body_class_of_the_users_runs_on_the_compiled_backend(robot, bridge, mj_data):

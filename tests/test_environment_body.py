@@ -130,7 +130,7 @@ def test_coupled_qp_satisfies_robot_and_board_equations(mj_data, robot, bridge, 
     with the board's surface ..."""
     from humanoid_env.robots.hubo_lite import HUBO_LITE
     from wbc_layer import WholeBodyController
-    from wbc_layer.qp_builder import contact_jacobians
+    from wbc_layer.contacts import contact_jacobians
 
     q, v = bridge.to_pinocchio(mj_data.qpos, mj_data.qvel)
     robot.update(q, v)

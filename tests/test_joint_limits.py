@@ -10,6 +10,7 @@ import pytest
 
 from humanoid_env.robots.hubo_lite import HUBO_LITE
 from humanoid_env.wbc_sim import WBCSimulation
+from tests import oracles
 from wbc_layer.joint_limits import ACCELERATION_CAP, JointLimits
 
 
@@ -74,9 +75,9 @@ def test_standing_far_from_every_range_end_the_rows_change_nothing(backend):
     assert rows_on - rows_off == 2 * 23
 
 
-def test_both_backends_build_and_solve_the_same_rows_at_a_range_end():
-    """Ticks of the compiled controller with the elbow held at its range end (its joint-limit row
-    active) against the Python reference on the same state: the same QP, joint rows included (to
+def test_the_core_builds_and_solves_the_oracles_rows_at_a_range_end():
+    """Ticks of the controller with the elbow held at its range end (its joint-limit row active)
+    against the oracle QP on the same state (tests/oracles.py): the same QP, joint rows included (to
     1e-11 relative), and the same torques (1e-8 N m: both solves exact)."""
     sim = WBCSimulation(config=HUBO_LITE.controller_config(joint_limit_horizon_s=0.05))
     controller = sim.controller
@@ -92,12 +93,11 @@ def test_both_backends_build_and_solve_the_same_rows_at_a_range_end():
         q, v = sim.state()
         result = controller.compute(q, v)
         compiled = controller.compiled.problem()
-        reference = controller.compute_python(q, v)
-        python = controller._last_problem
+        oracle, _ = oracles.oracle_qp(controller)
         for name in ("P", "q", "A", "b", "G", "h"):
-            a, b = getattr(compiled, name), getattr(python, name)
+            a, b = getattr(compiled, name), getattr(oracle, name)
             assert a.shape == b.shape and np.abs(a - b).max() <= 1e-11 * max(np.abs(b).max(), 1.0), name
-        assert np.abs(result.tau - reference.tau).max() < 1e-8  # [N m]
+        assert np.abs(result.tau - oracles.oracle_tau(controller)).max() < 1e-8  # [N m]
         upper = compiled.G[:, 6 + j] == 1.0  # the elbow's upper joint-limit row
         x = np.concatenate([result.qdd, *result.contact_forces.values()])
         active += int(abs(compiled.h[upper][0] - compiled.G[upper][0] @ x) < 1e-9)

@@ -51,7 +51,7 @@ assert rc.HAND_RADIUS == HUBO_LITE.hand_radius()
 assert rc.foot_contacts() == HUBO_LITE.foot_contacts()
 assert rc.foot_contacts(5.0) == HUBO_LITE.foot_contacts(5.0)
 assert rc.default_controller_config() == HUBO_LITE.controller_config()
-assert rc.default_controller_config(com_kp=20.0, backend="python") == HUBO_LITE.controller_config(com_kp=20.0, backend="python")
+assert rc.default_controller_config(com_kp=20.0, qp_solver="daqp") == HUBO_LITE.controller_config(com_kp=20.0, qp_solver="daqp")
 assert rc.hand_contact() == HUBO_LITE.hand_contact("right_hand", (0.0, 1.0, 0.0))
 assert rc.hand_contact("left", (0.0, -1.0, 0.0), 30.0, False, "left_hand") == HUBO_LITE.hand_contact(
     "left_hand", (0.0, -1.0, 0.0), 30.0, False, "left_hand"

@@ -16,7 +16,7 @@ import pytest
 
 import humanoid_env  # noqa: F401
 from benchmarks.push_envelope import ScriptedPush
-from wbc_layer.qp_builder import contact_jacobians
+from wbc_layer.contacts import contact_jacobians
 
 PUSH_TIME_S = 1.5
 DURATION_S = 0.1

@@ -15,7 +15,7 @@ from wbc_layer import (
     WholeBodyController,
     solve_with_qpsolvers,
 )
-from wbc_layer.qp_builder import contact_jacobians
+from wbc_layer.contacts import contact_jacobians
 
 #: The CoP rectangle the controller keeps [m] (half length, half width).
 FOOT_HALF_LENGTH, FOOT_HALF_WIDTH = HUBO_LITE.cop_half_sizes()

@@ -1,8 +1,8 @@
 """wbc_layer: a whole-body QP controller for floating-base robots in contact.
 
 It depends on pinocchio, proxsuite, qpsolvers and numpy only: no simulator, no RL framework.
-Each tick runs in its compiled C++ extension, built from ``core/`` (``backend="compiled"``, the
-default; [`wbc_layer.compiled`][wbc_layer.compiled]) or in Python (``backend="python"``, the reference).
+Each tick runs in its compiled C++ extension, built from ``core/``
+([`wbc_layer.compiled`][wbc_layer.compiled]); ``tests/oracles.py`` states the formulation in numpy.
 """
 
 from wbc_layer.config import ContactConfig, ControllerConfig, controller_config_from_dict

@@ -32,8 +32,8 @@ With ``qp_solver="daqp"`` the core builds the QP and DAQP solves it through its 
 core has no DAQP of its own), so that solver stays available at some speed cost. The relaxed QP (a
 rare tick whose rigid-contact QP has no solution) is assembled and solved in the core, with
 eiquadprog whatever ``qp_solver`` says: an exact dual active-set solve, from scratch (the same bits
-for the same problem), by a solver the core links already. DAQP, its Python backend's solver, is
-exact too: the two agree to rounding (``tests/test_relaxed_qp.py``).
+for the same problem), by a solver the core links already (``tests/test_oracle_agree.py``
+compares it with the oracle's relaxed QP solved by DAQP).
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ _MOTION_TASKS = (ComTask, PostureTask, OrientationTask, FramePositionTask)
 #: Attribute names that are not part of a task's data (a motion task's; any other task's).
 _MOTION_META = frozenset({"active", "weight", "kp", "kd"})
 _META = frozenset({"active", "weight"})
-_USE_PYTHON = "use ControllerConfig(backend='python') for it"
 
 
 def _checked(value, shape: tuple[int | None, ...], what: str) -> np.ndarray:
@@ -114,7 +113,7 @@ class CompiledTick:
         if _core is None:
             raise ConfigError(
                 f"the compiled controller core is not built ({_IMPORT_ERROR}); reinstall the package with a "
-                f"C++17 compiler present (`pip install -e .`), or {_USE_PYTHON}"
+                "C++17 compiler present (`pip install -e .`; docs/install.md): it is the only controller"
             )
         robot, config = controller.robot, controller.config
         self.robot, self.n_facets, self.qp_solver = robot, config.friction_facets, config.qp_solver
@@ -144,7 +143,7 @@ class CompiledTick:
             else:
                 raise ConfigError(
                     f"contact {contact.name!r} ({type(contact).__name__}): the compiled core takes a contact class of "
-                    f"yours on the fixed ground only, not on environment body {contact.on_body!r}; {_USE_PYTHON}"
+                    f"yours on the fixed ground only, not on environment body {contact.on_body!r}"
                 )
             self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body, dim)
         self.core.finalize()
@@ -154,7 +153,7 @@ class CompiledTick:
             if contact.on_body is not None and controller.bodies[contact.on_body] in self._user_bodies
         ]  # fmt: skip
         self.core.set_contact_damping(config.contact_damping)
-        limits = controller.builder.joint_limits
+        limits = controller.joint_limits
         if limits is not None:
             self.core.set_joint_limits(limits.lower, limits.upper, limits.velocity, limits.horizon_s)
         self.slack_weight = config.contact_slack_weight

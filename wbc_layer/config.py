@@ -15,7 +15,13 @@ from wbc_layer.errors import ConfigError
 
 CONTACT_KINDS = ("foot", "point")
 QP_SOLVERS = ("proxsuite", "daqp", "eiquadprog")
-BACKENDS = ("compiled", "python")
+#: ``ControllerConfig.backend``: the compiled core is the one assembler and solver of the QP.
+BACKENDS = ("compiled",)
+#: Why ``backend="python"`` is refused (it was the Python reference tick until issue 36).
+PYTHON_BACKEND_RETIRED = (
+    "backend='python' (the Python reference tick) was retired: the compiled core is the only controller, and "
+    "tests/oracles.py states its formulation in numpy; use backend='compiled' (the default)"
+)
 #: Allowed ``friction_facets`` (a pyramid needs 3; 64 is far past any accuracy the QP needs).
 FRICTION_FACETS_RANGE = (3, 64)
 
@@ -102,15 +108,15 @@ class ControllerConfig:
         eps_abs: QP residual tolerance (proxsuite).
         qp_solver: ``"eiquadprog"`` (default: Goldfarb and Idnani's dual active set, an exact
             solve from scratch each tick, the same bits for the same problem, on the QP reduced
-            to the equalities' null space; it lives in the compiled core and the Python backend
-            calls it there), ``"proxsuite"`` (iterative,
+            to the equalities' null space, in the compiled core), ``"proxsuite"`` (iterative,
             warm-started from the last tick, solutions to ``eps_abs``) or ``"daqp"`` (another
             exact dual active set, through DAQP's Python API). Measured side by side in the
             balance env (``benchmarks.controller_step``, docs/speed.md): the whole compiled tick
             1.1x faster with eiquadprog than with proxsuite at rest, 1.8x under the shipped
             policy's moving references.
-        backend: ``"compiled"`` (default: the tick in C++, [`wbc_layer.compiled`][wbc_layer.compiled]) or
-            ``"python"`` (the readable reference, same formulation).
+        backend: ``"compiled"``, the only value (the tick in C++, [`wbc_layer.compiled`][wbc_layer.compiled]);
+            ``"python"``, the Python reference tick until issue 36, is refused with a message
+            saying so.
     """
 
     contacts: tuple[ContactConfig, ...] = ()
@@ -150,6 +156,8 @@ class ControllerConfig:
             raise ConfigError(f"controller setting eps_abs must be > 0, got {self.eps_abs!r}")
         if not isinstance(self.qp_solver, str) or self.qp_solver not in QP_SOLVERS:
             raise ConfigError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
+        if self.backend == "python":
+            raise ConfigError(PYTHON_BACKEND_RETIRED)
         if not isinstance(self.backend, str) or self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         low, high = FRICTION_FACETS_RANGE

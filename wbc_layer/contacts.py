@@ -23,6 +23,7 @@ import numpy as np
 
 from wbc_layer import checks
 from wbc_layer.errors import ConfigError
+from wbc_layer.layout import QPLayout
 from wbc_layer.observed import Observed
 from wbc_layer.robot_model import RobotModel
 
@@ -315,3 +316,13 @@ def _tangent_basis(normal: np.ndarray) -> np.ndarray:
     t1 = np.cross(helper, normal)
     t1 /= np.linalg.norm(t1)
     return np.column_stack([t1, np.cross(normal, t1), normal])
+
+
+def contact_jacobians(robot: RobotModel, contacts, layout: QPLayout) -> np.ndarray:
+    """(nf, nv) the active contacts' Jacobians stacked in force coordinates (``layout``'s order),
+    zero rows for inactive ones."""
+    J = np.zeros((layout.nf, layout.nv))
+    for contact in contacts:
+        if contact.active:
+            J[layout.force_in_block(contact.name)] = contact.jacobian(robot)
+    return J

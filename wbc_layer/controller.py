@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,8 +17,7 @@ from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, WBCEr
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
-from wbc_layer.qp import SOLVERS, DaqpSolver, ProxsuiteSolver, QPProblem, QPSolution
-from wbc_layer.qp_builder import QPBuilder, solve_relaxed
+from wbc_layer.qp import QPProblem
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
 from wbc_layer.tasks import (
@@ -60,24 +58,11 @@ def make_contact(config: ContactConfig) -> Contact:
     return PointContact(**common, normal=config.normal)
 
 
-def finite_problem(problem: QPProblem) -> bool:
-    """Whether ``problem``'s cost (``diag(P)``, ``q``) and equality targets ``b`` are finite: what a
-    huge but finite state or reference can overflow. ``P`` is positive semidefinite, so its
-    diagonal bounds its other entries; ``A`` (mass matrix, Jacobians) stays finite for a finite
-    ``q``, and the force rows are checked where they are made. The compiled core checks the same
-    (``Controller::problem_finite``)."""
-    diagonal = problem.P.diagonal()
-    if math.isfinite(np.add.reduce(diagonal) + np.add.reduce(problem.q) + np.add.reduce(problem.b)):
-        return True  # a finite sum has finite terms; an overflowing one is looked at entry-wise
-    return bool(np.isfinite(diagonal).all() and np.isfinite(problem.q).all() and np.isfinite(problem.b).all())
-
-
 class WholeBodyController:
-    """Task-space inverse dynamics over ``x = [qdd, f]``, solved with warm-started proxsuite.
-
-    ``config.backend`` picks who runs the tick: ``"compiled"`` (default, one C++ call,
-    [`wbc_layer.compiled`][wbc_layer.compiled]) or ``"python"`` (this module's reference implementation). Both
-    build the same QP from the same task and contact objects; change those through their setters.
+    """Task-space inverse dynamics over ``x = [qdd, f]``: each tick one call into the compiled core
+    ([`wbc_layer.compiled`][wbc_layer.compiled]), which assembles the QP from the task and contact objects held
+    here and solves it; change those through their setters. The formulation, stated in numpy:
+    ``tests/oracles.py`` (``docs/qp.md``).
 
     Tasks and contacts check every value written to them (setters and attribute writes alike:
     shape, finiteness, sign, range, frame names) before storing it, and a rejected value leaves
@@ -167,26 +152,18 @@ class WholeBodyController:
             self.tasks[f"force_{contact.name}"] = ContactForceTask(
                 f"force_{contact.name}", config.force_weight, active=contact.mode == "controlled", contact=contact
             )
-        joint_limits = (
+        #: the actuated joints' limits as acceleration bounds (None: joint_limit_horizon_s = 0).
+        self.joint_limits: JointLimits | None = (
             JointLimits.from_model(robot.model, config.joint_limit_horizon_s) if config.joint_limit_horizon_s > 0 else None
         )
-        self.builder = QPBuilder(
-            self.layout, config.friction_facets, list(self.bodies.values()), config.contact_damping, joint_limits
-        )
-        self._contact_list = list(self.contacts.values())
-        self.solver = self._new_solver()  # the hot problem: force rows only
-        self.limited_solver = self._new_solver()  # with the joint- and torque-limit rows, used when one is hit
-        self.relaxed_solver = DaqpSolver()  # the relaxed QP, when the rigid one has no solution (rare)
-        self._last_problem: QPProblem | None = None
-        self._last_timings: dict[str, float] = {}
         self._force_slices = [(name, self.layout.force(name)) for name in self.contacts]
         self._body_slices = [(name, self.layout.body(name)) for name in self.bodies]
         #: added constraint pieces by name ([`add_constraint`][wbc_layer.controller.WholeBodyController.add_constraint]).
         self.constraints: dict[str, LegClearance] = {}
         for item in (*self.contacts.values(), *self.tasks.values()):
             item._robot = robot  # their frame names and sizes are checked against it from now on
-        #: the compiled tick (None with backend="python").
-        self.compiled: CompiledTick | None = CompiledTick(self) if config.backend == "compiled" else None
+        #: the compiled tick: the C++ controller these objects feed.
+        self.compiled = CompiledTick(self)
 
     # -- copying --------------------------------------------------------------------------
     def check_copyable(self) -> None:
@@ -194,28 +171,22 @@ class WholeBodyController:
         controller: ``qp_solver="proxsuite"`` after a solve (its warm start cannot be copied)."""
         if self.config.qp_solver != "proxsuite":
             return
-        if self.compiled is not None:
-            warm, where = self.compiled.holds_warm_start, "proxsuite's QP objects inside the compiled core"
-        else:
-            warm = any(getattr(s, "_dims", None) is not None for s in (self.solver, self.limited_solver))
-            where = "proxsuite's QP objects"
-        if warm:
+        if self.compiled.holds_warm_start:
             raise ControllerCopyError(
-                f"cannot copy or pickle a WholeBodyController with qp_solver='proxsuite' once it has solved: its warm "
-                f"start (the last primal and dual solution, in {where}) cannot be copied, and proxsuite's solves are "
+                "cannot copy or pickle a WholeBodyController with qp_solver='proxsuite' once it has solved: its warm "
+                "start (the last primal and dual solution, in proxsuite's QP objects inside the compiled core) cannot be copied, and proxsuite's solves are "
                 "not reproducible bit for bit across QP objects, so a copy would not continue the same trajectory. "
                 "Copy it before its first compute() (an env: right after reset()), or use qp_solver='eiquadprog' (the "
                 "default) or 'daqp', which solve each QP from scratch and copy exactly."
             )
 
     def __getstate__(self) -> dict:
-        """What a copy (``copy.deepcopy``, ``pickle``) gets: everything but the compiled core and
-        the solvers, which `__setstate__` builds anew. Raises [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError]
+        """What a copy (``copy.deepcopy``, ``pickle``) gets: everything but the compiled core,
+        which `__setstate__` builds anew. Raises [`ControllerCopyError`][wbc_layer.controller.ControllerCopyError]
         where [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable] does."""
         self.check_copyable()
         state = self.__dict__.copy()
-        for name in ("compiled", "solver", "limited_solver", "relaxed_solver"):
-            state[name] = None
+        state["compiled"] = None
         return state
 
     def __copy__(self):
@@ -225,14 +196,11 @@ class WholeBodyController:
         )
 
     def __setstate__(self, state: dict) -> None:
-        """Restore a copy: new solvers (none holds state a copy needs: see [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable])
-        and, with ``backend="compiled"``, a core built from the copied robot, contacts, bodies and
-        tasks, in their order, as the constructor builds it."""
+        """Restore a copy: a core built from the copied robot, contacts, bodies, tasks and
+        constraints, in their order, as the constructor builds it (with new solvers: none holds
+        state a copy needs, see [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable])."""
         self.__dict__.update(state)
-        self.solver = self._new_solver()
-        self.limited_solver = self._new_solver()
-        self.relaxed_solver = DaqpSolver()
-        self.compiled = CompiledTick(self) if self.config.backend == "compiled" else None
+        self.compiled = CompiledTick(self)
 
     @property
     def backend(self) -> str:
@@ -242,21 +210,12 @@ class WholeBodyController:
     def last_timings(self) -> dict[str, float]:
         """Wall time [us] of the parts of the last successful compute(): ``update``, ``build``,
         ``solve`` (both solves when a torque limit was hit) and ``torques``."""
-        return self.compiled.timings() if self.compiled is not None else self._last_timings
+        return self.compiled.timings()
 
     @property
     def last_problem(self) -> QPProblem | None:
-        """The last tick's QP, torque-limit rows included; None before the first compute().
-        Python backend: it views the builder's arrays, valid until the next compute(); compiled:
-        a copy."""
-        if self.compiled is not None:
-            return self.compiled.problem()
-        return self._last_problem
-
-    def _new_solver(self):
-        if self.config.qp_solver == "proxsuite":
-            return ProxsuiteSolver(eps_abs=self.config.eps_abs)
-        return SOLVERS[self.config.qp_solver]()
+        """A copy of the last tick's QP, torque-limit rows included; None before the first compute()."""
+        return self.compiled.problem()
 
     # -- switching ------------------------------------------------------------------------
     def contact(self, name: str) -> Contact:
@@ -285,8 +244,7 @@ class WholeBodyController:
         if task.name in self.tasks:
             raise ConfigError(f"a task named {task.name!r} exists already; names: {', '.join(self.tasks)}")
         self._check_task_fits(task)
-        if self.compiled is not None:
-            self.compiled.add_task(task)
+        self.compiled.add_task(task)
         task._robot = self.robot
         self.tasks[task.name] = task
 
@@ -296,18 +254,12 @@ class WholeBodyController:
         hot inequality rows of every tick from the next one. Change it through its attributes
         (``active``, ``min_distance_m``, ...), checked and written into the core.
 
-        Compiled backend only: the Python reference builds the built-in rows alone (a
-        [`ConfigError`][wbc_layer.errors.ConfigError] says so). Raises ConfigError too for another
-        object, a name in use, or a frame the robot does not have."""
+        Raises [`ConfigError`][wbc_layer.errors.ConfigError] for another object, a name in use, or
+        a frame the robot does not have."""
         if not isinstance(constraint, LegClearance):
             raise ConfigError(f"add_constraint takes a LegClearance (wbc_layer.constraints), got {constraint!r}")
         if constraint.name in self.constraints:
             raise ConfigError(f"a constraint named {constraint.name!r} exists already; names: {', '.join(self.constraints)}")
-        if self.compiled is None:
-            raise ConfigError(
-                f"constraint {constraint.name!r}: added constraint pieces run in the compiled core only (the Python "
-                "reference builds the built-in rows alone); use ControllerConfig(backend='compiled')"
-            )
         for frame in (constraint.swing_frame, constraint.stance_frame):
             self.robot.frame_id(frame)  # fail early on a wrong frame name
         constraint._robot = self.robot
@@ -386,63 +338,7 @@ class WholeBodyController:
         """
         if body_states or self.bodies:
             self._update_bodies(body_states or {})
-        if self.compiled is not None:
-            return self._compute_compiled(q, v)  # the core checks the state
-        return self.compute_python(q, v)
-
-    def compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
-        """The Python reference tick on the same tasks and contacts (environment bodies as last
-        updated by [`compute`][wbc_layer.controller.WholeBodyController.compute]), with its own warm start: what ``backend="python"`` runs.
-        The compiled backend's tests compare the two on recorded states. Same checks of
-        ``(q, v)`` as [`compute`][wbc_layer.controller.WholeBodyController.compute]."""
-        return self._compute_python(*self.robot.check_state(q, v))
-
-    def _compute_python(self, q: np.ndarray, v: np.ndarray) -> WBCResult:
-        clock = time.perf_counter
-        t0 = clock()
-        self.robot.update(q, v)
-        t1 = clock()
-        problem = self.builder.build(self.robot, self._contact_list, list(self.tasks.values()))
-        self._last_problem = problem
-        if not finite_problem(problem):  # as the compiled tick: nothing to solve
-            raise QPSolveError("non_finite_problem", problem.copy(), None)
-        t2 = clock()
-        # The joint- and torque-limit rows are most of the inequalities and rarely active: solve
-        # without them first; if the solution respects them, it is the full problem's optimum too
-        # (a strictly convex QP whose optimum lies in the smaller feasible set). Else re-solve.
-        slack: dict[str, np.ndarray] = {}
-        try:
-            solution = self.solver.solve(self.builder.without_torque_limits(problem))
-            tau = self.builder.torques(self.robot, solution.x)
-            if not self.builder.within_limits(self.robot, solution.x, tau):
-                solution = self.limited_solver.solve(problem)
-                tau = self.builder.torques(self.robot, solution.x)
-        except QPSolveError:
-            if not self.config.contact_slack_weight > 0:
-                raise
-            solution, slack = self._solve_relaxed(problem)
-            tau = self.builder.torques(self.robot, solution.x)
-        t3 = clock()
-        x = solution.x
-        if not np.isfinite(tau).all():
-            raise QPSolveError("non_finite_torque", problem.copy(), solution)
-        forces = {name: x[self.layout.force(name)].copy() for name in self.contacts}
-        body_accelerations = {name: x[self.layout.body(name)].copy() for name in self.bodies}
-        result = WBCResult(
-            True, "solved", tau, x[self.layout.qdd].copy(), forces, solution.solve_time_us, solution.iterations,
-            body_accelerations, relaxed=bool(slack), contact_slack=slack,
-        )
-        t4 = clock()
-        self._last_timings = {"update": 1e6 * (t1 - t0), "build": 1e6 * (t2 - t1), "solve": 1e6 * (t3 - t2), "torques": 1e6 * (t4 - t3)}
-        return result
-
-    def _solve_relaxed(self, problem: QPProblem) -> tuple[QPSolution, dict[str, np.ndarray]]:
-        """``(solution, contact_slack)`` of the relaxed QP of ``problem`` (torque-limit rows
-        included); raises [`QPSolveError`][wbc_layer.errors.QPSolveError] if even that fails (a genuine solver failure)."""
-        return solve_relaxed(
-            self.builder.without_joint_limits(problem), self.layout, self._contact_list,
-            self.config.contact_slack_weight, self.relaxed_solver,
-        )
+        return self._compute_compiled(q, v)  # the core checks the state
 
     def _update_bodies(self, body_states: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         if not isinstance(body_states, dict):

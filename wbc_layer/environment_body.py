@@ -9,7 +9,7 @@ in the contact frame's axes (the body receives ``-f_i``), and ``J_{s,i}`` (6, do
 to the body's twist at that contact frame, in the frame's axes. A contact standing on the body
 does not slide on it: its frame's acceleration equals that of the body's material point under
 it (*Modeling and Control of Humanoid Robots in Dynamic Environments: iCub Balancing on a
-Seesaw*, eqs. 25-28). [`wbc_layer.qp_builder`][wbc_layer.qp_builder] adds ``sdd`` to the QP's variables and
+Seesaw*, eqs. 25-28). The core's constraint pieces (``ContactConstraint``, ``BodyDynamics``: ``docs/qp.md``) add ``sdd`` to the QP's variables and
 both equations to its equalities, so the controller knows that pushing on the board tilts it.
 
 [`SeesawBody`][wbc_layer.environment_body.SeesawBody] is the first instance: a board with a cylindrical underside of radius

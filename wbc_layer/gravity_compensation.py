@@ -20,11 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import proxsuite
 
-from wbc_layer.contacts import Contact
+from wbc_layer.contacts import Contact, contact_jacobians
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
 from wbc_layer.layout import QPLayout
 from wbc_layer.qp import QPProblem, QPSolution, solve_with_qpsolvers
-from wbc_layer.qp_builder import contact_jacobians
 from wbc_layer.robot_model import RobotModel
 
 #: Iteration caps of the static QP's proxsuite solve: outer iterations, and inner ones per outer.

@@ -16,7 +16,7 @@ near a range end), both become their midpoint. A bound with no limit behind it (
 or velocity limit) is written as +-[`ACCELERATION_CAP`][wbc_layer.joint_limits.ACCELERATION_CAP] so that the QP stays finite.
 
 The rows are hard in the rigid-contact QP; the relaxed QP (no solution with rigid contacts) drops
-them, so that they can never make the controller give up (see [`wbc_layer.qp_builder`][wbc_layer.qp_builder]).
+them, so that they can never make the controller give up (see ``docs/qp.md``).
 """
 
 from __future__ import annotations

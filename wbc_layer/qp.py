@@ -198,29 +198,6 @@ class EiquadprogSolver:
 SOLVERS = {"proxsuite": ProxsuiteSolver, "daqp": DaqpSolver, "eiquadprog": EiquadprogSolver}
 
 
-def relax_equalities(problem: QPProblem, rows: np.ndarray, weight: float) -> QPProblem:
-    """``problem`` with the equality rows ``rows`` moved into the cost as ``weight |A_r x - b_r|^2``.
-
-    NOTE: solve it with [`DaqpSolver`][wbc_layer.qp.DaqpSolver]. With the controller's weight (1e5) proxsuite
-    stopped at its iteration cap, or declared such a problem infeasible (it never is, see
-    [`wbc_layer.qp_builder`][wbc_layer.qp_builder]), on most of the seesaw's relaxed ticks and on a hand pushing
-    500 N; DAQP, an exact active-set solver, solved them all.
-
-    ``rows``: (k,) indices into ``A``/``b``; ``weight`` > 0 [1 / (row unit)^2]. The other rows stay
-    hard. Returns a new problem that owns its arrays: ``P + 2 w A_r^T A_r``, ``q - 2 w A_r^T b_r``.
-    """
-    A_r, b_r = problem.A[rows], problem.b[rows]
-    keep = np.setdiff1d(np.arange(problem.b.size), rows)
-    return QPProblem(
-        problem.P + (2.0 * weight) * (A_r.T @ A_r),
-        problem.q - (2.0 * weight) * (A_r.T @ b_r),
-        problem.A[keep],
-        problem.b[keep],
-        problem.G.copy(),
-        problem.h.copy(),
-    )
-
-
 def solve_with_qpsolvers(problem: QPProblem, solver: str, **options) -> QPSolution:
     """Solve with a qpsolvers backend (e.g. ``"daqp"``, ``"quadprog"``, ``"proxqp"``)."""
     if solver not in qpsolvers.available_solvers:

@@ -162,7 +162,8 @@ class Task(Observed):
     def diagonal_residual(self, robot: RobotModel, layout: QPLayout) -> tuple[slice, np.ndarray, np.ndarray] | None:
         """``(indices, d, b)`` when the term is ``||d * x[indices] - b||^2``, else None.
 
-        A fast path for the QP builder: such a term only touches the diagonal of ``P``.
+        Such a term only touches the diagonal of ``P`` (the core's posture, force and
+        regularisation pieces add it there).
         """
         return None
 

@@ -236,8 +236,8 @@ class HumanoidBalanceEnv(HumanoidWBCBaseEnv):
     ``humanoid_env.robots.ROBOTS`` or a [`RobotDescription`][humanoid_env.robots.description.RobotDescription]: the model, frames, home posture and
     controller settings; sizes of action and observation follow from it), ``push_body`` = None
     (the robot's push body: Hubo-lite's "torso"), ``qp_solver`` = "eiquadprog" (or
-    "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++;
-    "python": the reference implementation, same QP, about 4x slower), ``timing_in_info`` = False
+    "proxsuite", "daqp", see Reproducibility), ``wbc_backend`` = "compiled" (the controller tick in C++,
+    the only one since issue 36: "python", the retired reference tick, is refused), ``timing_in_info`` = False
     (see info), ``randomise`` = None (plant mismatch: the simulated robot's link masses and CoMs,
     joint damping and armature, contact friction and actuator strength drawn at each reset while
     the controller keeps the nominal model; "moderate", "hard" or a dict of ranges, each scale's

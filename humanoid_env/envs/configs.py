@@ -52,8 +52,9 @@ from humanoid_env.envs.kwargs import (
 from humanoid_env.envs.odometry import leg_odometry_time_constant
 from humanoid_env.envs.randomisation import PlantRandomisation, plant_randomisation
 from humanoid_env.robots import ROBOTS, RobotDescription, robot_description
-from wbc_layer.config import BACKENDS, QP_SOLVERS, ControllerConfig
+from wbc_layer.config import BACKENDS, PYTHON_BACKEND_RETIRED, QP_SOLVERS, ControllerConfig
 from wbc_layer.contact_guard import ContactGuardSettings
+from wbc_layer.errors import ConfigError
 from wbc_layer.stepping import SteppingSettings, SwingSettings
 
 #: The ``action_mode`` keyword's values.
@@ -291,7 +292,8 @@ class WbcConfig(PartConfig):
         reference_feedforward: whether the zero action follows the task's CoM target (else the
             nominal standing CoM).
         qp_solver: the QP solver, one of ``wbc_layer.config.QP_SOLVERS``.
-        wbc_backend: the controller's implementation, one of ``wbc_layer.config.BACKENDS``.
+        wbc_backend: the controller's implementation: ``"compiled"``, the only one
+            (``wbc_layer.config.BACKENDS``; ``"python"`` is refused, naming its retirement).
         contact_guard: the contact-loss guard's ``ContactGuardSettings`` (resolved from None,
             True, False, a dict of its fields or settings); None: off.
     """
@@ -315,6 +317,8 @@ class WbcConfig(PartConfig):
 
     def __post_init__(self) -> None:
         _set(self, "qp_solver", check_choice("qp_solver", self.qp_solver, QP_SOLVERS))
+        if self.wbc_backend == "python":
+            raise ConfigError(f"wbc_backend: {PYTHON_BACKEND_RETIRED}")
         _set(self, "wbc_backend", check_choice("wbc_backend", self.wbc_backend, BACKENDS))
         _set(self, "contact_guard", contact_guard_settings(self.contact_guard))
         _set(self, "reference_feedforward", check_bool("reference_feedforward", self.reference_feedforward))
