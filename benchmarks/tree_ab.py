@@ -8,9 +8,9 @@ step in B over A (below 1: B is faster), the spread of the per-round ratios (min
 tree's median steps/s. Only one worker runs at a time.
 
 ``--measure tick`` times the controller's tick alone instead of the env step: the wall time of
-each ``compute()`` call within the block (``Actuation.compute``, the env's hook for this: the
-whole tick, model update to torques, as ``benchmarks.controller_step``'s ``compute`` row), per
-tick, in the wbc-mode envs of both robots. A change to the controller shows there undiluted by
+each ``compute()`` call within the block (``benchmarks.env_throughput.time_compute`` on
+``Actuation.compute``, the env's hook for this: the whole tick, model update to torques, as
+``benchmarks.controller_step``'s ``compute`` row), per tick (``frame_skip`` per env step), in the wbc-mode envs of both robots. A change to the controller shows there undiluted by
 MuJoCo and the env.
 
     python -m benchmarks.tree_ab --a /path/to/old/checkout --b . [--rounds 15] [--block 100]
@@ -64,18 +64,10 @@ env = gym.make(env_id, action_mode=mode, **({} if robot == "default" else {"robo
 rng = np.random.default_rng(0)
 env.reset(seed=0)
 low, high = env.action_space.low, env.action_space.high
-ticks = [0.0, 0]  # seconds in compute(), calls
-if measure == "tick":
-    actuation = env.unwrapped.actuation
-    untimed = actuation.compute
-    def timed(q, v, body_states=None):
-        start = time.perf_counter()
-        try:
-            return untimed(q, v, body_states)
-        finally:
-            ticks[0] += time.perf_counter() - start
-            ticks[1] += 1
-    actuation.compute = timed
+if measure == "tick":  # the tree's own timer of the controller's compute() calls
+    from benchmarks.env_throughput import time_compute
+    in_compute = time_compute(env.unwrapped)
+    ticks_per_step = env.unwrapped.frame_skip  # every env step runs frame_skip ticks
 def block(n):
     for _ in range(n):
         _, _, terminated, truncated, _ = env.step(rng.uniform(low, high).astype(np.float32))
@@ -85,11 +77,12 @@ block(20)  # warm-up
 print("ready", flush=True)
 for line in sys.stdin:
     n = int(line)
-    ticks[:] = [0.0, 0]
+    if measure == "tick":
+        in_compute[0] = 0.0
     start = time.perf_counter()
     block(n)
     elapsed = time.perf_counter() - start
-    print(elapsed / n if measure == "env_step" else ticks[0] / max(ticks[1], 1), flush=True)
+    print(elapsed / n if measure == "env_step" else in_compute[0] / (n * ticks_per_step), flush=True)
 """
 
 
