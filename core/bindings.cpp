@@ -248,6 +248,55 @@ NB_MODULE(_core, m) {
              t.qdd_weight = qdd_weight;
              t.force_weight = force_weight;
            })
+      .def("set_com_task", &Controller::set_com_task, "task"_a)
+      .def("set_contact_reference_rows",
+           [](Controller& c, int i, int min_row, int max_row, int force_task) {
+             check_index("contact", i, c.n_contacts());
+             if (force_task != -1) check_index("task", force_task, c.n_tasks());
+             c.set_contact_reference_rows(i, {min_row, max_row, force_task});
+           },
+           "index"_a, "min_row"_a, "max_row"_a, "force_task"_a)
+      .def(
+          "set_references",
+          [](Controller& c, const wbc::Vector3d& com_position, const wbc::Vector3d& com_velocity,
+             const wbc::Vector3d& com_acceleration, const std::vector<bool>& active, const VectorXd& min_normal_force,
+             const VectorXd& max_normal_force, const std::vector<bool>& track_force, const VectorXd& force_target,
+             const VectorXd& force_weight, const std::vector<int>& frame_tasks, const std::vector<bool>& frame_active,
+             const MatrixXd& frame_position, const MatrixXd& frame_velocity) {
+            const Eigen::Index nc = c.n_contacts(), nt = static_cast<Eigen::Index>(frame_tasks.size());
+            check_size("active (one per contact)", static_cast<Eigen::Index>(active.size()), nc);
+            check_size("min_normal_force (one per contact)", min_normal_force.size(), nc);
+            check_size("max_normal_force (one per contact)", max_normal_force.size(), nc);
+            check_size("track_force (one per contact)", static_cast<Eigen::Index>(track_force.size()), nc);
+            check_size("force_target (one per contact)", force_target.size(), nc);
+            check_size("force_weight (one per contact)", force_weight.size(), nc);
+            check_size("frame_active (one per frame task)", static_cast<Eigen::Index>(frame_active.size()), nt);
+            check_size("frame_position's rows (one per frame task)", frame_position.rows(), nt);
+            check_size("frame_velocity's rows (one per frame task)", frame_velocity.rows(), nt);
+            if (nt > 0) {
+              check_size("frame_position's columns", frame_position.cols(), 3);
+              check_size("frame_velocity's columns", frame_velocity.cols(), 3);
+            }
+            wbc::StepReferences references;
+            references.com_position = com_position;
+            references.com_velocity = com_velocity;
+            references.com_acceleration = com_acceleration;
+            references.contacts.resize(nc);
+            for (Eigen::Index i = 0; i < nc; ++i)
+              references.contacts[i] = {active[i], min_normal_force[i], max_normal_force[i], track_force[i],
+                                        force_target[i], force_weight[i]};
+            references.frames.resize(nt);
+            for (Eigen::Index k = 0; k < nt; ++k) {
+              check_index("task", frame_tasks[k], c.n_tasks());
+              references.frames[k] = {frame_tasks[k], frame_active[k], frame_position.row(k).transpose(),
+                                      frame_velocity.row(k).transpose()};
+            }
+            c.set_references(references);
+          },
+          "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
+          "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a,
+          "frame_active"_a, "frame_position"_a, "frame_velocity"_a,
+          "One step's references in one call (core/references.hpp); force_weight < 0 keeps a force task's weight.")
       .def(
           "compute",
           [](Controller& c, const RefV& q, const RefV& v, const RefV& s, const RefV& s_dot) {

@@ -251,6 +251,91 @@ void Controller::set_contact_frame(int i, int frame) {
   c.frame = frame;
 }
 
+void Controller::set_com_task(int task_index) {
+  if (dynamic_cast<ComTask*>(&task(task_index)) == nullptr)
+    throw std::invalid_argument("task " + std::to_string(task_index) + " is not a CoM task");
+  com_task_ = task_index;
+}
+
+void Controller::set_contact_reference_rows(int i, const ContactReferenceRows& rows) {
+  Contact& c = contacts_.at(i);
+  const int m = static_cast<int>(c.h.size());
+  if (rows.min_row < 0 || rows.min_row >= m || rows.max_row < 0 || rows.max_row >= m || rows.min_row == rows.max_row)
+    throw std::invalid_argument("contact " + std::to_string(i) + ": normal-bound rows must be two rows of its " +
+                                std::to_string(m) + " force rows (write them with set_contact first)");
+  if (rows.force_task != -1) {
+    auto* force = dynamic_cast<ContactForceTask*>(&task(rows.force_task));
+    if (force == nullptr || !force->configured || force->contact != i || force->rows.rows() != 1)
+      throw std::invalid_argument("contact " + std::to_string(i) + ": task " + std::to_string(rows.force_task) +
+                                  " is not this contact's normal-force task");
+  }
+  c.min_normal_row = rows.min_row;
+  c.max_normal_row = rows.max_row;
+  c.force_task = rows.force_task;
+}
+
+void Controller::set_references(const StepReferences& references) {
+  // Check everything first: a rejected value writes nothing.
+  if (com_task_ < 0) throw std::invalid_argument("set_com_task() first");
+  if (!(references.com_position.allFinite() && references.com_velocity.allFinite() &&
+        references.com_acceleration.allFinite()))
+    throw std::invalid_argument("CoM reference must be finite");
+  if (references.contacts.size() != contacts_.size())
+    throw std::invalid_argument("references must hold one entry per contact (" + std::to_string(contacts_.size()) +
+                                "), got " + std::to_string(references.contacts.size()));
+  for (std::size_t i = 0; i < contacts_.size(); ++i) {
+    const Contact& c = contacts_[i];
+    const ContactReference& r = references.contacts[i];
+    const std::string what = "contact " + std::to_string(i) + ": ";
+    if (c.min_normal_row < 0)
+      throw std::invalid_argument(what + "no reference rows (set_contact_reference_rows; a user contact's come from Python)");
+    if (!(std::isfinite(r.min_normal_force) && std::isfinite(r.max_normal_force) && 0 <= r.min_normal_force &&
+          r.min_normal_force <= r.max_normal_force))
+      throw std::invalid_argument(what + "need 0 <= min_normal_force <= max_normal_force, finite");
+    if (r.track_force && (c.force_task < 0 || !std::isfinite(r.force_target) || !std::isfinite(r.force_weight)))
+      throw std::invalid_argument(what + "a tracked force needs a force task and a finite target and weight");
+    if (c.force_task >= 0 && static_cast<const ContactForceTask&>(*tasks_[c.force_task]).rows.rows() != 1)
+      throw std::invalid_argument(what + "its force task tracks the full force vector, not the normal force");
+  }
+  for (const FrameReference& r : references.frames) {
+    if (dynamic_cast<FramePositionTask*>(&task(r.task)) == nullptr)
+      throw std::invalid_argument("task " + std::to_string(r.task) + " is not a frame position task");
+    if (!(r.position.allFinite() && r.velocity.allFinite()))
+      throw std::invalid_argument("task " + std::to_string(r.task) + ": frame reference must be finite");
+    if (r.active && !task(r.task).ready(na_))
+      throw std::invalid_argument("task " + std::to_string(r.task) + " cannot be switched on before its gains are set");
+  }
+  auto& com = static_cast<ComTask&>(*tasks_[com_task_]);
+  com.position = references.com_position;
+  com.velocity = references.com_velocity;
+  com.acceleration = references.com_acceleration;
+  for (std::size_t i = 0; i < contacts_.size(); ++i) {
+    Contact& c = contacts_[i];
+    const ContactReference& r = references.contacts[i];
+    if (c.active != r.active || c.h[c.min_normal_row] != -r.min_normal_force || c.h[c.max_normal_row] != r.max_normal_force) {
+      c.active = r.active;
+      c.h[c.min_normal_row] = -r.min_normal_force;
+      c.h[c.max_normal_row] = r.max_normal_force;
+      structure_dirty_ = true;  // as set_contact
+    }
+    if (c.force_task < 0) continue;
+    auto& force = static_cast<ContactForceTask&>(*tasks_[c.force_task]);
+    if (r.track_force) {
+      force.target[0] = r.force_target;
+      force.active = true;
+      if (r.force_weight >= 0) force.weight = r.force_weight;
+    } else {
+      force.active = false;
+    }
+  }
+  for (const FrameReference& r : references.frames) {
+    auto& frame = static_cast<FramePositionTask&>(*tasks_[r.task]);
+    frame.active = r.active;
+    frame.position = r.position;
+    frame.velocity = r.velocity;
+  }
+}
+
 void Controller::rebuild_structure() {
   // What depends only on which contacts are active and on their rows.
   const ConstraintContext context = constraint_context();

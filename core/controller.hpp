@@ -11,6 +11,7 @@
 
 #include "constraints.hpp"
 #include "pieces.hpp"
+#include "references.hpp"
 #include "solvers.hpp"
 
 namespace wbc {
@@ -60,6 +61,7 @@ class Controller {
   /// Switch task i on or off with weight >= 0 (finite); switching on a task whose data is not
   /// complete yet (Task::ready) throws.
   void set_task(int i, bool active, double weight);
+  int n_tasks() const { return static_cast<int>(tasks_.size()); }
   int n_contacts() const { return static_cast<int>(contacts_.size()); }
   int n_bodies() const { return static_cast<int>(bodies_.size()); }
   /// Generalized coordinates of body i.
@@ -67,6 +69,17 @@ class Controller {
   bool finalized() const { return finalized_; }
   const Layout& layout() const { return layout_; }
   RobotTerms& robot() { return robot_; }
+
+  // -- one physics step's references (references.hpp) ------------------------------------
+  /// The task set_references writes the CoM reference into (a ComTask).
+  void set_com_task(int task);
+  /// Where set_references writes contact i's references: its normal-bound rows of h and its
+  /// normal-force task (a ContactForceTask of this contact with one row, or -1).
+  void set_contact_reference_rows(int i, const ContactReferenceRows& rows);
+  /// Write one step's references: every value is checked first (std::invalid_argument naming it;
+  /// nothing is written then), then the CoM task, each contact's activity and normal-force bounds,
+  /// its force task (on with the target, or off), and the frame tasks, as the Python setters would.
+  void set_references(const StepReferences& references);
 
   // -- the tick -----------------------------------------------------------------------------
   /// Everything: update, build, solve (re-solve with the cold rows if one is broken; the relaxed
@@ -175,6 +188,7 @@ class Controller {
   int iterations_ = 0;
   bool used_torque_limits_ = false;
   Timings timings_;
+  int com_task_ = -1;
 };
 
 }  // namespace wbc

@@ -108,6 +108,8 @@ struct Contact {
   /// kUser: (6, nv) and (6), the first dim rows written by the caller, the others zero.
   Matrix6Xd user_jacobian;
   Vector6d user_drift = Vector6d::Zero();
+  /// Where Controller::set_references writes this contact's references (references.hpp).
+  int min_normal_row = -1, max_normal_row = -1, force_task = -1;
   const Matrix6Xd& jacobian_full(RobotTerms& robot) const {
     return kind == kUser ? user_jacobian : robot.frame_jacobian(frame, kind == kFoot);
   }

@@ -225,3 +225,36 @@ def test_user_contacts_and_bodies_with_values_that_do_not_fit_are_refused_by_nam
     controller = WholeBodyController(robot, HUBO_LITE.controller_config(contacts=contacts), bodies=[board])
     with pytest.raises(ConfigError, match=r"environment body 'seesaw': mass_matrix must be finite"):
         controller.compute(q, v, {"seesaw": (np.zeros(1), np.zeros(1))})
+
+
+def test_the_core_is_built_from_a_description_of_plain_data(controller):
+    """The compiled core's structure comes from wbc_layer.problem.describe: plain data (no task,
+    contact or controller object in it), picklable, naming each contact's kind, frame index and
+    normal-bound rows, and each task's kind in the controller's order."""
+    import dataclasses
+    import pickle
+
+    from wbc_layer.problem import describe
+
+    description = describe(controller)
+
+    def plain(value) -> bool:
+        if dataclasses.is_dataclass(value):
+            return all(plain(getattr(value, f.name)) for f in dataclasses.fields(value))
+        if isinstance(value, (tuple, list)):
+            return all(plain(item) for item in value)
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and plain(item) for k, item in value.items())
+        return value is None or isinstance(value, (str, int, float, np.ndarray))
+
+    assert plain(description)
+    copy = pickle.loads(pickle.dumps(description))
+    assert [c.name for c in copy.contacts] == list(controller.contacts)
+    assert [t.name for t in copy.tasks] == list(controller.tasks)
+    facets = controller.config.friction_facets
+    for entry, contact in zip(copy.contacts, controller.contacts.values(), strict=True):
+        G, h = contact.force_constraints(facets)
+        low, high = entry.normal_bound_rows
+        assert h[low] == -contact.min_normal_force and h[high] == contact.max_normal_force
+        assert entry.frame == controller.robot.frame_id(contact.frame) and entry.kind == "foot"
+    assert controller.compiled.description.tasks == copy.tasks

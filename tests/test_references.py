@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wbc_layer import FramePositionTask
+from humanoid_env.robots.hubo_lite import HUBO_LITE
+from wbc_layer import FramePositionTask, WholeBodyController
 from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
 from wbc_layer.references import LinearRamp, MinJerkSegment, PointReference, References, min_jerk
 
@@ -117,3 +118,91 @@ def test_segments_sample_in_place():
     assert np.array_equal(point.position, [0.0, 0.0, 1.0])
     with pytest.raises(ValueError, match="t1 > t0"):
         LinearRamp(1.0, 1.0, [0.0], [1.0])
+
+
+# -- the core's one-call form (core/references.hpp), for a loop that runs the physics steps in C++ ----
+
+
+def _write_into_core(tick, refs: References, frame_tasks: list[str]) -> None:
+    """``refs`` handed to ``tick``'s core in one ``set_references`` call (the Python objects untouched)."""
+    entries = [refs.contacts[name] for name in tick.contact_index]  # in the core's contact order
+    frames = [refs.tasks[name] for name in frame_tasks]
+    tick.core.set_references(
+        refs.com.position, refs.com.velocity, refs.com.acceleration,
+        [e.active for e in entries], np.array([e.min_normal_force for e in entries]),
+        np.array([e.max_normal_force for e in entries]), [e.force_target is not None for e in entries],
+        np.array([0.0 if e.force_target is None else e.force_target for e in entries]),
+        np.array([-1.0 if e.force_weight is None else e.force_weight for e in entries]),
+        [tick.task_index[name] for name in frame_tasks], [f.active for f in frames],
+        np.array([f.point.position for f in frames]).reshape(-1, 3), np.array([f.point.velocity for f in frames]).reshape(-1, 3),
+    )  # fmt: skip
+
+
+def test_the_cores_one_call_leaves_the_core_as_the_setters_do(robot):
+    """Two controllers: one written through References.write (the Python setters), one through the
+    core's set_references alone. Over 300 ticks of random references (CoM jitter, contact
+    switches, force bounds ramped, force targets tracked and released, a swing task switched and
+    moved) and random states near standing, every tick's status, solution and torques are equal
+    bit for bit (eiquadprog: an exact solve, so equal problems give equal bits)."""
+    config = HUBO_LITE.controller_config(qp_solver="eiquadprog")
+    pair = []
+    for _ in range(2):
+        controller = WholeBodyController(robot, config)
+        foot = controller.contact("right_foot").frame
+        controller.add_task(FramePositionTask("swing", 100.0, kp=10.0, kd=2.0, frame=foot, active=False))
+        pair.append(controller)
+    by_setters, by_core = pair
+    refs = References.for_controller(by_setters, ["swing"])
+    rng = np.random.default_rng(7)
+    q0, solved = robot.q.copy(), 0
+    for _ in range(300):
+        refs.com.set(robot.com + rng.normal(0.0, 0.01, 3), rng.normal(0.0, 0.05, 3), rng.normal(0.0, 0.2, 3))
+        for entry in refs.contacts.values():
+            draw = rng.random()
+            if draw < 0.1:
+                entry.active = not entry.active
+            elif draw < 0.4:
+                entry.max_normal_force = float(rng.uniform(entry.min_normal_force, 900.0))
+            if draw > 0.7:
+                entry.track(float(rng.uniform(0.0, 400.0)), float(rng.choice([1e-2, 1e-3])) if rng.random() < 0.5 else None)
+            elif draw > 0.6:
+                entry.release_force()
+        swing = refs.tasks["swing"]
+        swing.active = bool(rng.random() < 0.5)
+        swing.point.position[:] = rng.normal(0.0, 0.1, 3) + [0.0, -0.1, 0.1]
+        swing.point.velocity[:] = rng.normal(0.0, 0.2, 3)
+        refs.write(by_setters)
+        _write_into_core(by_core.compiled, refs, ["swing"])
+        q = q0.copy()
+        q[7:] += rng.normal(0.0, 0.02, robot.nq - 7)
+        v = rng.normal(0.0, 0.1, robot.nv)
+        s = np.zeros(0)
+        a = by_setters.compiled.core.compute(q, v, s, s)
+        b = by_core.compiled.core.compute(q, v, s, s)
+        assert a[0] == b[0] and a[1].tobytes() == b[1].tobytes() and a[2].tobytes() == b[2].tobytes()
+        solved += a[0] == "solved"
+    assert solved > 150  # most ticks solve: the comparison covers solutions, not only failures
+
+
+def test_the_cores_one_call_checks_everything_before_it_writes(controller):
+    """A bad entry raises ValueError naming it, and nothing of the call is written: the next tick
+    equals that of a controller never given the bad call."""
+    tick, refs = controller.compiled, References.for_controller(controller)
+    q = controller.robot.q.copy()
+    v, s = np.zeros(controller.robot.nv), np.zeros(0)
+    before = tick.core.compute(q, v, s, s)
+    refs.com.position[:] = [0.5, 0.5, 0.5]  # would change the tick, were it written
+    refs.contacts["left_foot"].max_normal_force = -1.0  # below min_normal_force: rejected
+    with pytest.raises(ValueError, match="contact 0: need 0 <= min_normal_force <= max_normal_force"):
+        _write_into_core(tick, refs, [])
+    refs.contacts["left_foot"].max_normal_force = 500.0
+    refs.com.position[:] = np.nan
+    with pytest.raises(ValueError, match="CoM reference must be finite"):
+        _write_into_core(tick, refs, [])
+    with pytest.raises(ValueError, match="active \\(one per contact\\) must have 2 entries, got 1"):
+        tick.core.set_references(
+            np.zeros(3), np.zeros(3), np.zeros(3), [True], np.zeros(2), np.zeros(2), [False, False], np.zeros(2),
+            np.zeros(2), [], [], np.zeros((0, 3)), np.zeros((0, 3)),
+        )  # fmt: skip
+    after = tick.core.compute(q, v, s, s)
+    assert before[0] == after[0] and before[2].tobytes() == after[2].tobytes()

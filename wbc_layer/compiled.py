@@ -7,7 +7,9 @@ the Python reference does: model update at ``(q, v)``, QP assembly, the QP solve
 warm-started, or eiquadprog's exact dual active set with ``qp_solver="eiquadprog"``; joint- and
 torque-limit rows only when a hot solution breaks one) and torque recovery.
 
-Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
+The core's structure is built from a [`ProblemDescription`][wbc_layer.problem.ProblemDescription]
+(plain data: [`wbc_layer.problem`][wbc_layer.problem]) read off the controller; what follows writes
+the values into it. Tasks and contacts stay Python objects: assigning one of their public attributes (or calling a
 setter such as ``set_reference``) writes the new values into the core, after the object has
 checked them ([`wbc_layer.observed`][wbc_layer.observed]); a contact's ``frame`` too. Changing an array in
 place (``task.position[0] = 1``) is not seen: use the setters.
@@ -45,9 +47,9 @@ import numpy as np
 
 from wbc_layer.checks import finite_vector
 from wbc_layer.constraints import LegClearance
-from wbc_layer.contacts import Contact, FootContact, PointContact
-from wbc_layer.environment_body import EnvironmentBody, SeesawBody
+from wbc_layer.contacts import Contact
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
+from wbc_layer.problem import build_core, describe, task_kind
 from wbc_layer.qp import DaqpSolver, QPProblem
 from wbc_layer.tasks import (
     AngularMomentumTask,
@@ -72,8 +74,6 @@ except ImportError as err:  # the extension was not built (no compiler at instal
 else:
     _IMPORT_ERROR = None
 
-#: ``core.compute`` iteration cap, as the Python ProxsuiteSolver's.
-MAX_ITER = 1000
 #: Tasks whose gains ``kp``, ``kd`` have a write of their own (``core.set_gains``).
 _MOTION_TASKS = (ComTask, PostureTask, OrientationTask, FramePositionTask)
 #: Attribute names that are not part of a task's data (a motion task's; any other task's).
@@ -117,52 +117,26 @@ class CompiledTick:
             )
         robot, config = controller.robot, controller.config
         self.robot, self.n_facets, self.qp_solver = robot, config.friction_facets, config.qp_solver
-        self.core = _core.Controller(
-            robot.model.saveToString(), robot.damping, robot.torque_min, robot.torque_max,
-            "eiquadprog" if config.qp_solver == "eiquadprog" else "proxsuite", config.eps_abs, MAX_ITER,
-        )
-        self.body_index: dict[str, int] = {}
-        self._user_bodies: list[EnvironmentBody] = []  # their terms come from Python each tick
-        for body in controller.bodies.values():
-            if type(body) is SeesawBody:
-                self.body_index[body.name] = self.core.add_seesaw(
-                    body.mass, body.com, float(body.inertia[0, 0]), body.radius, body.origin, body.damping, body.gravity
-                )
-            else:
-                self.body_index[body.name] = self.core.add_user_body(int(body.dof))
-                self._user_bodies.append(body)
-        self.contact_index: dict[str, int] = {}
-        self._user_contacts: list[Contact] = []  # their Jacobians and drifts come from Python each tick
-        for contact in controller.contacts.values():
-            body = -1 if contact.on_body is None else self.body_index[contact.on_body]
-            if type(contact) in (FootContact, PointContact):
-                kind, dim = (0 if type(contact) is FootContact else 1), contact.dim
-            elif body == -1:
-                kind, dim = 2, contact.dim
-                self._user_contacts.append(contact)
-            else:
-                raise ConfigError(
-                    f"contact {contact.name!r} ({type(contact).__name__}): the compiled core takes a contact class of "
-                    f"yours on the fixed ground only, not on environment body {contact.on_body!r}"
-                )
-            self.contact_index[contact.name] = self.core.add_contact(kind, robot.frame_id(contact.frame), body, dim)
-        self.core.finalize()
+        #: what the core was built from (plain data: wbc_layer.problem).
+        self.description = describe(controller)
+        self.core, task_indices, constraint_indices = build_core(self.description, _core)
+        self.slack_weight = config.contact_slack_weight
+        self.body_index = {body.name: i for i, body in enumerate(self.description.bodies)}
+        #: environment bodies of the user's: their terms come from Python each tick.
+        self._user_bodies = [controller.bodies[b.name] for b in self.description.bodies if b.kind == "user"]
+        self.contact_index = {contact.name: i for i, contact in enumerate(self.description.contacts)}
+        #: contacts of the user's: their Jacobians and drifts come from Python each tick.
+        self._user_contacts = [controller.contacts[c.name] for c in self.description.contacts if c.kind == "user"]
         #: (contact, body) of each contact standing on a user body.
         self._on_user_bodies = [
             (contact, controller.bodies[contact.on_body]) for contact in controller.contacts.values()
             if contact.on_body is not None and controller.bodies[contact.on_body] in self._user_bodies
         ]  # fmt: skip
-        self.core.set_contact_damping(config.contact_damping)
-        limits = controller.joint_limits
-        if limits is not None:
-            self.core.set_joint_limits(limits.lower, limits.upper, limits.velocity, limits.horizon_s)
-        self.slack_weight = config.contact_slack_weight
-        self.core.set_slack_weight(self.slack_weight)
         self._contacts = list(controller.contacts.values())
         self._layout = controller.layout
         self._force_tasks: list[ContactForceTask] = []
         self._rows_tasks: list[Task] = []  # tasks whose rows are computed here before each tick
-        #: task class -> its data writer (add_task admits these exact classes only).
+        #: task class -> its data writer (the core has a piece for these exact classes only).
         self._data_writers = {
             ComTask: self._write_com, PostureTask: self._write_posture, OrientationTask: self._write_orientation,
             FramePositionTask: self._write_frame_position, BodyRestTask: self._write_body_rest,
@@ -173,11 +147,12 @@ class CompiledTick:
             self._write_contact(contact)
             contact._listener = self._write_contact
         self.task_index: dict[str, int] = {}
-        for task in controller.tasks.values():
-            self.add_task(task)
+        for task, index in zip(controller.tasks.values(), task_indices, strict=True):
+            self._attach_task(task, index)
         self.constraint_index: dict[str, int] = {}
-        for piece in controller.constraints.values():
-            self.add_constraint(piece)
+        for piece, index in zip(controller.constraints.values(), constraint_indices, strict=True):
+            self._attach_constraint(piece, index)
+        self._write_reference_rows(controller.tasks)
         self._daqp = DaqpSolver() if self.qp_solver == "daqp" else None
         self._daqp_solve_us: float | None = None
 
@@ -197,17 +172,12 @@ class CompiledTick:
     # -- writers ------------------------------------------------------------------------------
     def add_task(self, task: Task) -> None:
         """Create ``task``'s piece in the core and keep it in sync with the Python object."""
-        adders = {
-            ComTask: self.core.add_com_task, PostureTask: self.core.add_posture_task,
-            OrientationTask: self.core.add_orientation_task, FramePositionTask: self.core.add_frame_position_task,
-            BodyRestTask: self.core.add_body_rest_task, ContactForceTask: self.core.add_contact_force_task,
-            RegularisationTask: self.core.add_regularisation_task,
-            AngularMomentumTask: self.core.add_angular_momentum_task,
-        }
-        if type(task) in adders:
-            self.task_index[task.name] = adders[type(task)]()
-        else:  # its rows come from Python at every tick (write_python_rows)
-            self.task_index[task.name] = self.core.add_rows_task()
+        self._attach_task(task, getattr(self.core, f"add_{task_kind(task)}_task")())
+
+    def _attach_task(self, task: Task, index: int) -> None:
+        """Write ``task`` into the core's piece ``index`` (of its kind) and listen to it."""
+        self.task_index[task.name] = index
+        if task_kind(task) == "rows":  # its rows come from Python at every tick (write_python_rows)
             self._rows_tasks.append(task)
         if isinstance(task, ContactForceTask):
             self._force_tasks.append(task)
@@ -216,9 +186,23 @@ class CompiledTick:
 
     def add_constraint(self, piece: LegClearance) -> None:
         """Create ``piece``'s rows in the core and keep them in sync with the Python object."""
-        self.constraint_index[piece.name] = self.core.add_leg_clearance()
+        self._attach_constraint(piece, self.core.add_leg_clearance())
+
+    def _attach_constraint(self, piece: LegClearance, index: int) -> None:
+        self.constraint_index[piece.name] = index
         self._write_constraint(piece)
         piece._listener = self._write_constraint
+
+    def _write_reference_rows(self, tasks: dict[str, Task]) -> None:
+        """Tell the core where one step's references go (``core.set_references``): the CoM task,
+        and each built-in contact's normal-bound rows and normal-force task."""
+        self.core.set_com_task(self.task_index["com"])
+        for i, contact in enumerate(self.description.contacts):
+            if contact.normal_bound_rows is None:  # a user contact: its rows are its own
+                continue
+            force = tasks.get(f"force_{contact.name}")
+            normal = isinstance(force, ContactForceTask) and force.normal_only
+            self.core.set_contact_reference_rows(i, *contact.normal_bound_rows, self.task_index[force.name] if normal else -1)
 
     def _write_constraint(self, piece: LegClearance, names: tuple[str, ...] | None = None) -> None:
         self.core.set_leg_clearance(
