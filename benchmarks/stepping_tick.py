@@ -64,10 +64,10 @@ def home_ankle_bound(env) -> float:
     return ankle_bound_now(env, np.array([1.0, 0.0]))
 
 
-def measure(robot: str, episodes: int, episode_s: float, impulse_ns: float | None) -> dict[str, Any]:
+def measure(robot: str, episodes: int, episode_s: float, impulse_ns: float | None, bound_factor: float = BOUND_FACTOR) -> dict[str, Any]:
     standing, stepping = make_env(robot), make_env(robot)
     bound = home_ankle_bound(stepping)
-    impulse = BOUND_FACTOR * bound if impulse_ns is None else float(impulse_ns)
+    impulse = bound_factor * bound if impulse_ns is None else float(impulse_ns)
     force = np.array([impulse / PUSH_DURATION_S, 0.0, 0.0])
     standing_timer = TimedCompute(standing.actuation, lambda: "standing")
     stepping_timer = TimedCompute(stepping.actuation, lambda: stepping.task.stepper.law.phase)
@@ -106,13 +106,14 @@ def main(argv=None) -> None:
     parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--episode-s", type=float, default=4.0)
-    parser.add_argument("--impulse-ns", type=float, default=None, help="the push [N s] (default: 1.1x the ankle bound)")
+    parser.add_argument("--impulse-ns", type=float, default=None, help="the push [N s] (default: --bound-factor x the ankle bound)")
+    parser.add_argument("--bound-factor", type=float, default=BOUND_FACTOR, help=f"the push as a multiple of each robot's forward ankle bound (default {BOUND_FACTOR})")
     parser.add_argument("--json", type=Path, default=RESULTS / "stepping_tick.json")
     args = parser.parse_args(argv)
     start = machine()
     results = {}
     for robot in args.robots:
-        row = results[robot] = measure(robot, args.episodes, args.episode_s, args.impulse_ns)
+        row = results[robot] = measure(robot, args.episodes, args.episode_s, args.impulse_ns, args.bound_factor)
         print(f"{robot}: push {row['impulse_ns']:.1f} N s (ankle bound {row['ankle_bound_ns']:.1f}), steps per episode "
               f"{row['steps_per_episode']}, falls {row['falls']}/{args.episodes}")  # fmt: skip
         s = row["standing"]

@@ -363,6 +363,8 @@ NB_MODULE(_core, m) {
              return nb::make_tuple(t.update, t.build, t.solve, t.torques);
            })
       .def_prop_ro("used_torque_limits", &Controller::used_torque_limits)
+      .def_prop_rw("cold_rows_first", &Controller::cold_rows_first, &Controller::set_cold_rows_first,
+                   "Whether the next tick solves with the joint- and torque-limit rows at once.")
       .def_prop_ro("has_problem", &Controller::has_problem, "Whether a QP was built since the controller was made.")
       .def_prop_ro("problem_finite", &Controller::problem_finite, "Whether the last built QP is finite.")
       .def_prop_ro("nx", [](const Controller& c) { return c.layout().nx(); })

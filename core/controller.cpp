@@ -395,6 +395,17 @@ bool Controller::cold_rows_hold(const Eigen::Ref<const VectorXd>& x, const Vecto
   return true;
 }
 
+bool Controller::cold_row_active(const VectorXd& x) const {
+  const Problem& p = problem_;
+  const int n_cold = rows_.n_in - rows_.n_hot;
+  for (int i = 0; i < n_cold; ++i) {
+    const int row = rows_.n_hot + i;
+    const double bound = p.h_all[row];
+    if (p.G_all.row(row).dot(x) - bound > -kColdRowActiveTolerance * std::max(1.0, std::abs(bound))) return true;
+  }
+  return false;
+}
+
 const Problem& Controller::problem(bool with_torque_limits) {
   if (!built_) throw std::invalid_argument("no QP has been built yet: call compute() or build() first");
   if (with_torque_limits) write_cold_rows();
@@ -501,19 +512,33 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
     return "non_finite_problem";
   }
   // The cold rows (joint and torque limits) are most of the inequalities and rarely active: solve
-  // without them first; if the solution keeps them, that is the full problem's optimum too.
-  std::string status = solver_->solve(problem_, problem_.G_hot, problem_.h_hot);
-  const QpSolver* used = solver_.get();
-  if (status == "solved") {
-    tau_ = torques(solver_->x());
-    if (!within_limits(solver_->x(), tau_)) {
-      used_torque_limits_ = true;
-      write_cold_rows();
-      status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
-      used = limited_solver_.get();
-      if (status == "solved") tau_ = torques(limited_solver_->x());
+  // without them first; if the solution keeps them, that is the full problem's optimum too. After a
+  // tick whose optimum had a cold row active (a swing leg at its joint limits, a stance knee at its
+  // torque limit: such ticks come in runs), solve with them at once: the same optimum, one solve
+  // instead of two.
+  std::string status;
+  const QpSolver* used;
+  if (cold_rows_first_) {
+    used_torque_limits_ = true;
+    write_cold_rows();
+    status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
+    used = limited_solver_.get();
+    if (status == "solved") tau_ = torques(limited_solver_->x());
+  } else {
+    status = solver_->solve(problem_, problem_.G_hot, problem_.h_hot);
+    used = solver_.get();
+    if (status == "solved") {
+      tau_ = torques(solver_->x());
+      if (!within_limits(solver_->x(), tau_)) {
+        used_torque_limits_ = true;
+        write_cold_rows();
+        status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
+        used = limited_solver_.get();
+        if (status == "solved") tau_ = torques(limited_solver_->x());
+      }
     }
   }
+  cold_rows_first_ = status == "solved" && used_torque_limits_ && cold_row_active(used->x());
   iterations_ = used->iterations();
   if (status == "solved") {
     x_ = used->x();

@@ -19,6 +19,10 @@ namespace wbc {
 /// |norm(q[3:7]) - 1| allowed of the base quaternion; wbc_layer.robot_model.QUATERNION_NORM_TOLERANCE.
 constexpr double kQuaternionNormTolerance = 1e-6;
 
+/// A cold row (joint or torque limit) within this fraction of max(1, |h_i|) of its bound at a
+/// solution counts as active: the next tick solves with the cold rows at once.
+constexpr double kColdRowActiveTolerance = 1e-7;
+
 /// Timings of the last tick [us].
 struct Timings {
   double update = 0, build = 0, solve = 0, torques = 0;
@@ -138,6 +142,10 @@ class Controller {
   const VectorXd& tau() const { return tau_; }
   int iterations() const { return iterations_; }
   bool used_torque_limits() const { return used_torque_limits_; }
+  /// Whether the next tick solves with the cold rows at once (the last tick's optimum had one
+  /// active). State a copy of the controller carries over, so that it solves as the original does.
+  bool cold_rows_first() const { return cold_rows_first_; }
+  void set_cold_rows_first(bool value) { cold_rows_first_ = value; }
   const Timings& timings() const { return timings_; }
   int na() const { return na_; }
   int nq() const { return robot_.nq(); }
@@ -158,6 +166,8 @@ class Controller {
   /// Write the cold rows into G_all, h_all (and copy the hot rows above them) once per build.
   void write_cold_rows();
   bool cold_rows_hold(const Eigen::Ref<const VectorXd>& x, const VectorXd& tau);
+  /// Whether a cold row of the last build is active at x (kColdRowActiveTolerance).
+  bool cold_row_active(const VectorXd& x) const;
 
   RobotTerms robot_;
   int na_;
@@ -189,6 +199,7 @@ class Controller {
   bool used_torque_limits_ = false;
   Timings timings_;
   int com_task_ = -1;
+  bool cold_rows_first_ = false;
 };
 
 }  // namespace wbc

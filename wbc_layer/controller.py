@@ -187,6 +187,8 @@ class WholeBodyController:
         self.check_copyable()
         state = self.__dict__.copy()
         state["compiled"] = None
+        # The one piece of the core's solve state a copy needs (which rows the next tick solves with first).
+        state["_cold_rows_first"] = bool(self.compiled.core.cold_rows_first)
         return state
 
     def __copy__(self):
@@ -199,8 +201,10 @@ class WholeBodyController:
         """Restore a copy: a core built from the copied robot, contacts, bodies, tasks and
         constraints, in their order, as the constructor builds it (with new solvers: none holds
         state a copy needs, see [`check_copyable`][wbc_layer.controller.WholeBodyController.check_copyable])."""
+        cold_rows_first = state.pop("_cold_rows_first", False)
         self.__dict__.update(state)
         self.compiled = CompiledTick(self)
+        self.compiled.core.cold_rows_first = cold_rows_first
 
     @property
     def backend(self) -> str:
