@@ -3,7 +3,8 @@
 ``HumanoidWBC-v0`` with its default task (the CoM target moves to random goals) and random torso
 pushes of U(``--pushes``) N for 0.1 s every U(2, 4) s, nominal controller (zero action), 20-s
 episodes; episode ``i`` of both sides is reset with seed ``--seed + i`` (the same pushes, the
-same target moves: a paired design). One side runs ``stepping=True``, the other the env as it is.
+same target moves: a paired design). One side runs ``stepping=True``, the other the env as it is;
+``--env-kwargs`` adds keywords to both (``{"goal_follows_feet": true}``: goals that move with slid feet).
 Per episode: ``fell``, ``com_rmse_m`` (``humanoid_env.episode_metrics.BalanceMetrics``), the steps
 the law took, and each push's impulse [N s] and direction with the ankle bound in that direction
 (``wbc_layer.capture.capture_bound``) of the state one env step (20 ms) into the push, and
@@ -25,6 +26,7 @@ Verdicts, through ``training.comparison``'s one-sided bootstrap bounds (90 %, 20
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -52,9 +54,9 @@ def ankle_bound_now(env, direction: np.ndarray) -> float:
     return capture_bound(env.com(), plant.com_velocity(), env.actuation.robot.mass, polygon, direction, ground)
 
 
-def episode(args: tuple[bool, tuple[float, float], int, str]) -> dict[str, Any]:
-    stepping, pushes, seed, robot = args
-    env = gym.make("HumanoidWBC-v0", robot=robot, stepping=stepping or None, push_magnitude_n=pushes).unwrapped
+def episode(args: tuple[bool, tuple[float, float], int, str, dict[str, Any]]) -> dict[str, Any]:
+    stepping, pushes, seed, robot, env_kwargs = args
+    env = gym.make("HumanoidWBC-v0", robot=robot, stepping=stepping or None, push_magnitude_n=pushes, **env_kwargs).unwrapped
     env.reset(seed=seed)
     metrics = BalanceMetrics()
     zero = np.zeros(env.action_space.shape)
@@ -92,11 +94,12 @@ def main(argv=None) -> None:
     parser.add_argument("--robot", default="hubo_lite")
     parser.add_argument("--com-margin-m", type=float, default=0.001)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--env-kwargs", type=json.loads, default={}, help='further gym.make keywords for both sides, as JSON (e.g. \'{"goal_follows_feet": true}\')')
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     start = machine()
     pushes = tuple(args.pushes)
-    jobs = [(side, pushes, args.seed + i, args.robot) for side in (False, True) for i in range(args.episodes)]
+    jobs = [(side, pushes, args.seed + i, args.robot, args.env_kwargs) for side in (False, True) for i in range(args.episodes)]
     with ProcessPoolExecutor(args.workers) as pool:
         records = list(pool.map(episode, jobs, chunksize=4))
     ankle, step = records[: args.episodes], records[args.episodes :]

@@ -273,3 +273,39 @@ def test_render_error_is_clear_without_render_mode(monkeypatch):
     with pytest.warns(UserWarning, match=r"without a render_mode.*render_mode='rgb_array'") as caught:
         frame = env.unwrapped.render()
     assert frame is None and len(caught) == 1
+
+
+def test_goal_follows_feet_moves_the_goal_with_the_soles_beyond_its_deadband():
+    """``goal_follows_feet=True``: once the soles' midpoint has moved more than 5 mm (the deadband)
+    from where the goal last moved with it, the CoM goal moves by exactly as much (to 1e-12 m) and
+    the target follows over the shift's segment; a move inside the deadband moves nothing. Off
+    (the default, ``HumanoidWBC-v0`` as it always was) nothing follows."""
+    import mujoco
+
+    from humanoid_env.envs.balance import FEET_FOLLOW_DEADBAND_M
+
+    with pytest.raises(ValueError, match="goal_follows_feet"):
+        gym.make("HumanoidWBC-v0", goal_follows_feet="yes")
+    for follows in (True, False):
+        env = gym.make("HumanoidWBC-v0", goal_follows_feet=follows, push_magnitude_n=(0.0, 0.0)).unwrapped
+        env.reset(seed=0)
+        env.step(np.zeros(env.action_space.shape))
+        task, d, plant = env.task, env.data, env.plant
+        noted = plant.data.site_xpos[plant.sole_sites].mean(axis=0)  # where the goal last moved with the feet
+        if follows:
+            noted = task._feet_midpoint.copy()
+        goal = task.command.com_goal.copy()
+        for shift_m in (0.8 * FEET_FOLLOW_DEADBAND_M, 0.02):
+            d.qpos[0] += shift_m  # the whole robot, feet included, moves forward (as a slide would)
+            mujoco.mj_forward(env.model, d)
+            task.update_command(env.np_random, float(d.time), plant.dt_physics)  # follows only if asked
+            moved = d.site_xpos[plant.sole_sites].mean(axis=0) - noted
+            moved[2] = 0.0
+            expected = goal + moved if follows and np.linalg.norm(moved) > FEET_FOLLOW_DEADBAND_M else goal
+            assert np.abs(task.command.com_goal - expected).max() < 1e-12, (follows, shift_m)
+        if follows:  # moved once, by the 2.4 cm in all
+            assert np.linalg.norm(task.command.com_goal - goal) == pytest.approx(0.02 + 0.8 * FEET_FOLLOW_DEADBAND_M, abs=1e-4)
+            start = task.command.com_target.position.copy()
+            task.command.evaluate(float(d.time) + 1.0)  # past the 0.5-s shift
+            # by the goal's move, to the glide's 0.06 mm per tick (0.03 m/s for the 2-ms tick it glided)
+            assert task.command.com_target.position - start == pytest.approx(task.command.com_goal - goal, abs=1e-4)

@@ -95,7 +95,7 @@ def test_each_default_keyword_belongs_to_exactly_one_part():
 @pytest.mark.parametrize(
     "defaults, parts, message",
     [
-        (BALANCE_DEFAULTS, BASE_PARTS, "keyword(s) of no part: ['com_target_range_m', 'target_interval_s', 'target_speed_mps', 'stepping']"),
+        (BALANCE_DEFAULTS, BASE_PARTS, "keyword(s) of no part: ['com_target_range_m', 'target_interval_s', 'target_speed_mps', 'stepping', 'goal_follows_feet']"),
         (SEESAW_DEFAULTS, (*BALANCE_PARTS, SeesawTaskConfig), "keyword(s) of several parts: {'com_target_range_m'"),
         (BALANCE_DEFAULTS, (*BALANCE_PARTS, ShellConfig), "'action_mode': ['ShellConfig', 'ShellConfig']"),
         (BASE_DEFAULTS, BALANCE_PARTS, "part keyword(s) without a default: {'com_target_range_m': ['SteppingBalanceTaskConfig']"),

@@ -482,15 +482,24 @@ class SteppingBalanceTaskConfig(BalanceTaskConfig):
     Attributes:
         stepping: None (off: the robot stands, ``HumanoidWBC-v0`` as it always was), or the
             stepping law's settings as ``(name, value)`` pairs (see [`stepping_settings`][humanoid_env.envs.configs.stepping_settings]).
+        goal_follows_feet: False (``HumanoidWBC-v0`` as it always was: goals around the nominal
+            CoM, moved only by the stepping law's steps) or True: the CoM goal and target move
+            with the measured midpoint of the soles whenever it has moved more than
+            ``FEET_FOLLOW_DEADBAND_M`` while the robot stands (feet that slid in a push, and
+            steps), so that no goal is left outside the support.
     """
 
-    KEYWORDS: ClassVar[tuple[str, ...]] = (*BalanceTaskConfig.KEYWORDS, "stepping")
+    KEYWORDS: ClassVar[tuple[str, ...]] = (*BalanceTaskConfig.KEYWORDS, "stepping", "goal_follows_feet")
 
     stepping: tuple[tuple[str, Any], ...] | None = None
+    goal_follows_feet: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _set(self, "stepping", stepping_settings(self.stepping))
+        if not is_bool(self.goal_follows_feet):
+            raise ValueError(f"goal_follows_feet must be True or False, got {self.goal_follows_feet!r}")
+        _set(self, "goal_follows_feet", bool(self.goal_follows_feet))
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ _REST_TASK = f"rest_{SEESAW_BODY}"
 JOINT_LIMIT_HORIZON_S = 0.0
 
 SEESAW_DEFAULTS: dict[str, Any] = {
-    **{name: value for name, value in BALANCE_DEFAULTS.items() if name != "stepping"},  # no steps on a board
+    **{name: value for name, value in BALANCE_DEFAULTS.items() if name not in ("stepping", "goal_follows_feet")},  # no steps on a board, no goals off it
     # the controller's model of the board
     "seesaw_model": "coupled",
     "seesaw_damping_nms": 0.0,
