@@ -29,8 +29,8 @@ BALANCE_DEFAULTS: dict[str, Any] = {
 }
 
 #: How far the soles' midpoint must move [m] before a goal that follows the feet moves with it
-#: (``goal_follows_feet``): 5 mm, a sixth of the goals' range (3 cm forward), and more than the
-#: midpoint's wander while the feet stay put (under 1 mm).
+#: (``goal_follows_feet``): 5 mm, a sixth of the goals' range (3 cm forward), so that the goal
+#: moves in a few shifts per slide, not at every tick.
 FEET_FOLLOW_DEADBAND_M = 0.005
 
 
