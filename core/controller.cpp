@@ -516,27 +516,22 @@ std::string Controller::compute(const Eigen::Ref<const VectorXd>& q, const Eigen
   // tick whose optimum had a cold row active (a swing leg at its joint limits, a stance knee at its
   // torque limit: such ticks come in runs), solve with them at once: the same optimum, one solve
   // instead of two.
-  std::string status;
-  const QpSolver* used;
-  if (cold_rows_first_) {
+  std::string status = "solved";
+  const QpSolver* used = solver_.get();
+  bool with_cold_rows = cold_rows_first_;
+  if (!with_cold_rows) {
+    status = solver_->solve(problem_, problem_.G_hot, problem_.h_hot);
+    if (status == "solved") {
+      tau_ = torques(solver_->x());
+      with_cold_rows = !within_limits(solver_->x(), tau_);
+    }
+  }
+  if (with_cold_rows) {
     used_torque_limits_ = true;
     write_cold_rows();
     status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
     used = limited_solver_.get();
     if (status == "solved") tau_ = torques(limited_solver_->x());
-  } else {
-    status = solver_->solve(problem_, problem_.G_hot, problem_.h_hot);
-    used = solver_.get();
-    if (status == "solved") {
-      tau_ = torques(solver_->x());
-      if (!within_limits(solver_->x(), tau_)) {
-        used_torque_limits_ = true;
-        write_cold_rows();
-        status = limited_solver_->solve(problem_, problem_.G_all, problem_.h_all);
-        used = limited_solver_.get();
-        if (status == "solved") tau_ = torques(limited_solver_->x());
-      }
-    }
   }
   cold_rows_first_ = status == "solved" && used_torque_limits_ && cold_row_active(used->x());
   iterations_ = used->iterations();

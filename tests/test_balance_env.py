@@ -291,17 +291,17 @@ def test_goal_follows_feet_moves_the_goal_with_the_soles_beyond_its_deadband():
         env.reset(seed=0)
         env.step(np.zeros(env.action_space.shape))
         task, d, plant = env.task, env.data, env.plant
-        noted = plant.data.site_xpos[plant.sole_sites].mean(axis=0)  # where the goal last moved with the feet
-        if follows:
-            noted = task._feet_midpoint.copy()
+        noted = task._feet_midpoint.copy() if follows else None  # where the goal last moved with the feet
         goal = task.command.com_goal.copy()
         for shift_m in (0.8 * FEET_FOLLOW_DEADBAND_M, 0.02):
             d.qpos[0] += shift_m  # the whole robot, feet included, moves forward (as a slide would)
             mujoco.mj_forward(env.model, d)
             task.update_command(env.np_random, float(d.time), plant.dt_physics)  # follows only if asked
-            moved = d.site_xpos[plant.sole_sites].mean(axis=0) - noted
-            moved[2] = 0.0
-            expected = goal + moved if follows and np.linalg.norm(moved) > FEET_FOLLOW_DEADBAND_M else goal
+            expected = goal
+            if follows:
+                moved = d.site_xpos[plant.sole_sites].mean(axis=0) - noted
+                moved[2] = 0.0
+                expected = goal + moved if np.linalg.norm(moved) > FEET_FOLLOW_DEADBAND_M else goal
             assert np.abs(task.command.com_goal - expected).max() < 1e-12, (follows, shift_m)
         if follows:  # moved once, by the 2.4 cm in all
             assert np.linalg.norm(task.command.com_goal - goal) == pytest.approx(0.02 + 0.8 * FEET_FOLLOW_DEADBAND_M, abs=1e-4)
