@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # pyproject.toml's [build-system] requires: installed into the venv first, then the package is
 # built there (--no-build-isolation: exact locked versions, and build/ is reused, so an edited
 # C++ file recompiles alone).
-BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite eiquadprog cmeel-eigen
+BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite eiquadprog cmeel-eigen mujoco
 CXX ?= c++
 
 .PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock

@@ -103,13 +103,21 @@ def check_task_ids(env_ids: Iterable[str], where: str) -> None:
 
 
 def register_environments() -> None:
-    """Register every task of [`TASKS`][humanoid_env.registry.TASKS] with Gymnasium (id, entry point, episode length),
+    """Register every task of [`TASKS`][humanoid_env.registry.TASKS] with Gymnasium (id, entry point, episode length,
+    and the vector entry point: ``gym.make_vec`` gives a [`ThreadedVectorEnv`][humanoid_env.vector.ThreadedVectorEnv]),
     except those Gymnasium holds already (importing ``humanoid_env`` again registers nothing twice)."""
+    from functools import partial
+
     import gymnasium
+
+    from humanoid_env.vector import make_threaded_vector_env
 
     for entry in TASKS.values():
         if entry.env_id not in gymnasium.registry:
-            gymnasium.register(id=entry.env_id, entry_point=entry.entry_point, max_episode_steps=entry.max_episode_steps)
+            gymnasium.register(
+                id=entry.env_id, entry_point=entry.entry_point, max_episode_steps=entry.max_episode_steps,
+                vector_entry_point=partial(make_threaded_vector_env, entry.env_id),
+            )  # fmt: skip
 
 
 def _contact_switch(ramp: bool) -> Scenario:

@@ -51,7 +51,8 @@ class SimBridge:
         self.joint_dof = np.array([model.jnt_dofadr[i] for i in ids])
         self.dofs = np.concatenate([np.arange(self.root_dof, self.root_dof + 6), self.joint_dof])
         r = self.root_qpos  # pinocchio's q gathered from qpos in one indexing: quaternion wxyz -> xyzw
-        self._q_from_qpos = np.concatenate([[r, r + 1, r + 2, r + 4, r + 5, r + 6, r + 3], self.joint_qpos])
+        #: (nq,) pinocchio's ``q[i] = qpos[q_from_qpos[i]]``; ``v[i] = qvel[dofs[i]]`` before the base rotation.
+        self.q_from_qpos = np.concatenate([[r, r + 1, r + 2, r + 4, r + 5, r + 6, r + 3], self.joint_qpos])
         self.actuator_ids, self.gear = self._actuators(ids)
         self.ctrl_min = model.actuator_ctrlrange[self.actuator_ids, 0].copy()
         self.ctrl_max = model.actuator_ctrlrange[self.actuator_ids, 1].copy()
@@ -92,7 +93,7 @@ class SimBridge:
 
     def to_pinocchio(self, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """MuJoCo ``(qpos, qvel)`` -> pinocchio ``(q (nq,), v (nv,))``."""
-        q = qpos[self._q_from_qpos]
+        q = qpos[self.q_from_qpos]
         v = qvel[self.dofs]
         mujoco.mju_quat2Mat(self._rotation, qpos[self._quat])  # base_rotation(qpos), into a buffer
         v[:3] = self._rotation_T @ v[:3]

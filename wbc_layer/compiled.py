@@ -327,9 +327,21 @@ class CompiledTick:
             relaxed = self.core.relaxed
         if status != "solved" or not relaxed:
             return status, x, tau, iterations, solve_us, {}
+        return status, x, tau, iterations, solve_us, self.contact_slack()
+
+    def contact_slack(self) -> dict[str, np.ndarray]:
+        """Active contact name -> its acceleration residual in the last (relaxed) tick."""
         slack = self.core.contact_slack
-        contact_slack = {c.name: slack[self._layout.force_in_block(c.name)] for c in self._contacts if c.active}
-        return status, x, tau, iterations, solve_us, contact_slack
+        return {c.name: slack[self._layout.force_in_block(c.name)] for c in self._contacts if c.active}
+
+    def relaxed_slack_norm(self) -> float:
+        """``WBCResult.contact_slack_norm`` of the last tick, when it was relaxed."""
+        return max((float(np.linalg.norm(r)) for r in self.contact_slack().values()), default=0.0)
+
+    def uses_python_rows(self) -> bool:
+        """Whether a tick needs Python before the core's call (rows tasks, user contacts or
+        bodies) or instead of part of it (daqp): such a controller runs only in the Python loop."""
+        return bool(self._rows_tasks or self._user_contacts or self._user_bodies or self._daqp is not None)
 
     def _state_error(self, q, v, err: Exception) -> InvalidStateError:
         """The Python model's description of what is wrong with ``(q, v)``, else the core's."""

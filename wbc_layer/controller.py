@@ -17,6 +17,7 @@ from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError, WBCEr
 from wbc_layer.gravity_compensation import gravity_compensation
 from wbc_layer.joint_limits import JointLimits
 from wbc_layer.layout import QPLayout
+from wbc_layer.observed import unheard
 from wbc_layer.qp import QPProblem
 from wbc_layer.result import WBCResult
 from wbc_layer.robot_model import RobotModel
@@ -381,6 +382,15 @@ class WholeBodyController:
             True, "solved", tau, x[: self.robot.nv], forces, solve_time_us, iterations, body_accelerations,
             relaxed=bool(slack), contact_slack=slack,
         )
+
+    def mirror_references(self, references) -> None:
+        """Make this controller's Python objects (its tasks and contacts) hold ``references`` (a
+        [`References`][wbc_layer.references.References]) without writing them into the compiled
+        core, for a core that holds them already: a loop that handed them over in one call (the
+        core's ``set_references``) did. What ``references.write(self)`` leaves in the Python
+        objects, less the core's writes."""
+        with unheard([*self.contacts.values(), *self.tasks.values()]):
+            references.write(self)
 
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].

@@ -3,7 +3,8 @@ stored, and how a compiled controller hears the change."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 _MISSING = object()
@@ -83,3 +84,17 @@ def _write_back(listener, obj: Observed, names: tuple[str, ...]) -> None:
         listener(obj, names)
     except Exception:  # noqa: BLE001 - the original error is the one to report
         pass
+
+
+@contextmanager
+def unheard(objects: Iterable[Observed]) -> Iterator[None]:
+    """Within the block, changes to ``objects`` are checked and stored but reach no listener: for
+    a compiled core that holds the new values already (a loop handed them over in one call)."""
+    objects = list(objects)
+    listeners = [obj.__dict__.pop("_listener", None) for obj in objects]
+    try:
+        yield
+    finally:
+        for obj, listener in zip(objects, listeners, strict=True):
+            if listener is not None:
+                obj.__dict__["_listener"] = listener

@@ -197,6 +197,15 @@ class WbcActuation(Actuation):
         references.evaluate(time)
         references.write(self.controller)
 
+    def plan_references(self, context, time: float, dt: float, action: np.ndarray) -> None:
+        """The references of one physics step of ``dt`` [s] at ``time`` [s] without writing them
+        (the compiled loop hands them to the core): the reference chain and the segments' values.
+        Only for an episode without a scenario or contact guard (they read the state)."""
+        references = self.references
+        for stage in self.task.reference_chain:
+            stage.update(references, context, action, dt)
+        references.evaluate(time)
+
     def compute(self, q: np.ndarray, v: np.ndarray, body_states=None):
         """One controller tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may
         raise ``QPSolveError``); ``body_states``: the environment bodies' sensed states, if any.

@@ -101,14 +101,22 @@ class BalanceTask(Task):
             self._support_moved(delta, time)
             self._feet_midpoint = midpoint
 
+    def command_reads_state(self) -> bool:
+        return bool(getattr(self.config, "goal_follows_feet", False))  # the goals follow the soles
+
+    command_glides = True  # with goal_follows_feet, command_reads_state says it is not planned ahead
+
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         if getattr(self.config, "goal_follows_feet", False):
             self.follow_feet(time)
+        self.draw_goal(rng, time)
+        self.glide_target(dt)
+
+    def draw_goal(self, rng: np.random.Generator, time: float) -> None:
         if time >= self.next_target_time:
             span = np.asarray(self.config.com_target_range_m, dtype=float)
             self.command.com_goal = self.plant.com_nominal + self.support_shift + rng.uniform(-1.0, 1.0, 3) * span
             self.next_target_time = time + rng.uniform(*self.config.target_interval_s)
-        self.glide_target(dt)
 
 
 class HumanoidBalanceEnv(HumanoidWBCBaseEnv):

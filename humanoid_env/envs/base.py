@@ -43,6 +43,7 @@ from humanoid_env.envs.configs import (
 from humanoid_env.envs.estimation import ActuationDelay, SensorModel
 from humanoid_env.envs.kwargs import resolve_kwargs
 from humanoid_env.envs.numerics import all_finite
+from humanoid_env.envs.physics_loop import CompiledPhysics, compiled_loop_obstacle
 from humanoid_env.envs.plant import Plant
 from humanoid_env.envs.pushes import PushSchedule
 from humanoid_env.envs.rendering import SceneRenderer
@@ -104,6 +105,9 @@ BASE_DEFAULTS: dict[str, Any] = {
     # diagnostics and reproducibility: wall-clock QP time in info is opt-in (it makes two
     # identical steps' info differ, which env checkers reject)
     "timing_in_info": False,
+    # an env step's physics steps in compiled code where the env's parts allow ("python": always in
+    # Python; the same trajectories)
+    "physics_loop": "compiled",
     "qp_solver": "eiquadprog",
     "wbc_backend": "compiled",
     # plant mismatch (humanoid_env.envs.randomisation): None, "moderate", "hard" or a dict of ranges
@@ -217,6 +221,10 @@ class HumanoidWBCBaseEnv(gym.Env):
         #: scripted scenario driving the task and the WBC (see [`set_scenario`][humanoid_env.envs.base.HumanoidWBCBaseEnv.set_scenario]), or None.
         self.scenario: Scenario | None = None
         self._renderer: SceneRenderer | None = None
+        #: the compiled physics-step loop (made at its first use) and why the last env step did not
+        #: use it (None: it did).
+        self._compiled_physics: CompiledPhysics | None = None
+        self.physics_loop_obstacle: str | None = None
         self._reset_state_variables()
 
     def _make_actuation(self, wbc: WbcConfig, pd: PdConfig, robot: RobotModel) -> Actuation:
@@ -297,55 +305,24 @@ class HumanoidWBCBaseEnv(gym.Env):
 
     def step(self, action):
         action = self._check_action(action)
-        plant, pipeline, task, context = self.plant, self.pipeline, self.task, self.context
+        plant, task = self.plant, self.task
         d = plant.data
         statuses: list[str] = []
         solve_times: list[float] = []
-        effort = 0.0
         actuation = self.actuation
         actuation.begin_step()
         if not plant.state_is_finite():  # after that, each physics step checks the state it made
             self._mark_nonfinite("nonfinite_state")
-        # The physics steps' loop is the env's hot path (10 per env step): what does not change
-        # within an env step is looked up once here.
-        dt = plant.dt_physics
-        rng, bridge, scenario, command, pushes = self.np_random, plant.bridge, self.scenario, task.command, plant.pushes
-        estimated = not pipeline.exact
-        qpos, qvel = pipeline.state(d)  # arrays updated in place: the simulator's, or the estimate's
-        push_force = d.xfrc_applied[plant.push_body, :3]  # a view into d
-        ctrl = d.ctrl
-        inverse_torque_max = plant.inverse_torque_max
-        for _ in range(0 if self.nonfinite_state else self.frame_skip):
-            time = float(d.time)
-            if scenario is not None:
-                scenario.update_task(command, context, time, dt)
+        effort = 0.0
+        if not self.nonfinite_state:
+            #: why this env step ran the Python loop (None: the compiled one).
+            self.physics_loop_obstacle = compiled_loop_obstacle(self)
+            if self.physics_loop_obstacle is None:
+                if self._compiled_physics is None:
+                    self._compiled_physics = CompiledPhysics(self)
+                effort = self._compiled_physics.physics_steps(action, statuses, solve_times)
             else:
-                task.update_command(rng, time, dt)
-            command.evaluate(time)
-            push_force[:] = pushes.update(rng, time)
-            if estimated:
-                pipeline.update(d)  # the state the controller sees at this physics step
-                if not pipeline.is_finite():  # never handed to the controller
-                    self._mark_nonfinite("nonfinite_estimate")
-                    break
-            actuation.update_references(context, time, dt, action)
-            tau, status, solve_us = actuation.torques(qpos, qvel, action)
-            statuses.append(status)
-            solve_times.append(solve_us)
-            self.last_tau_computed = tau
-            if self.actuation_delay is not None:
-                tau = self.actuation_delay.push(tau)  # the torque computed actuation_delay_steps ago
-            try:
-                bridge.torques_to_ctrl(tau, ctrl)  # checks them: the simulation never receives NaN
-            except NonFiniteTorqueError:
-                self._mark_nonfinite("nonfinite_torques")
-                break
-            relative = tau * inverse_torque_max
-            effort += float(relative @ relative) / relative.size
-            self.last_tau = tau
-            if not plant.step():
-                self._mark_nonfinite("nonfinite_state")
-                break
+                effort = self._python_physics_steps(action, statuses, solve_times)
         effort /= max(len(statuses), 1)
         # The observation's previous_action block holds this step's action; action_rate compares
         # it with the one before (kept in _action_before).
@@ -376,6 +353,55 @@ class HumanoidWBCBaseEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
         return obs.copy(), float(reward), bool(terminated), False, info
+
+    def _python_physics_steps(self, action: np.ndarray, statuses: list[str], solve_times: list[float]) -> float:
+        """The env step's physics steps in Python (the loop every part has a form for: see
+        ``humanoid_env.envs.physics_loop``); appends each step's status and solve time [us];
+        returns the sum of the steps' effort terms."""
+        plant, pipeline, task, context, actuation = self.plant, self.pipeline, self.task, self.context, self.actuation
+        d = plant.data
+        effort = 0.0
+        # The physics steps' loop is the env's hot path (10 per env step): what does not change
+        # within an env step is looked up once here.
+        dt = plant.dt_physics
+        rng, bridge, scenario, command, pushes = self.np_random, plant.bridge, self.scenario, task.command, plant.pushes
+        estimated = not pipeline.exact
+        qpos, qvel = pipeline.state(d)  # arrays updated in place: the simulator's, or the estimate's
+        push_force = d.xfrc_applied[plant.push_body, :3]  # a view into d
+        ctrl = d.ctrl
+        inverse_torque_max = plant.inverse_torque_max
+        for _ in range(self.frame_skip):
+            time = float(d.time)
+            if scenario is not None:
+                scenario.update_task(command, context, time, dt)
+            else:
+                task.update_command(rng, time, dt)
+            command.evaluate(time)
+            push_force[:] = pushes.update(rng, time)
+            if estimated:
+                pipeline.update(d)  # the state the controller sees at this physics step
+                if not pipeline.is_finite():  # never handed to the controller
+                    self._mark_nonfinite("nonfinite_estimate")
+                    break
+            actuation.update_references(context, time, dt, action)
+            tau, status, solve_us = actuation.torques(qpos, qvel, action)
+            statuses.append(status)
+            solve_times.append(solve_us)
+            self.last_tau_computed = tau
+            if self.actuation_delay is not None:
+                tau = self.actuation_delay.push(tau)  # the torque computed actuation_delay_steps ago
+            try:
+                bridge.torques_to_ctrl(tau, ctrl)  # checks them: the simulation never receives NaN
+            except NonFiniteTorqueError:
+                self._mark_nonfinite("nonfinite_torques")
+                break
+            relative = tau * inverse_torque_max
+            effort += float(relative @ relative) / relative.size
+            self.last_tau = tau
+            if not plant.step():
+                self._mark_nonfinite("nonfinite_state")
+                break
+        return effort
 
     def _observation(self, forces: dict[str, np.ndarray]) -> np.ndarray:
         """The observation (float32) of the simulator's state or, with ``estimation``, of the
@@ -479,6 +505,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             self.actuation.controller.check_copyable()
         state = self.__dict__.copy()
         state["_renderer"] = None
+        state["_compiled_physics"] = None  # holds the addresses of this env's MuJoCo data: made anew
         return state
 
     # -- input checks ---------------------------------------------------------------------

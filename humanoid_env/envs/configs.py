@@ -59,6 +59,8 @@ from wbc_layer.stepping import SteppingSettings, SwingSettings
 
 #: The ``action_mode`` keyword's values.
 ACTION_MODES = ("wbc", "torque", "pd")
+#: The ``physics_loop`` keyword's values (``humanoid_env.envs.physics_loop``).
+PHYSICS_LOOPS = ("compiled", "python")
 #: The ``render_mode`` keyword's values besides None (the envs' ``metadata["render_modes"]``).
 RENDER_MODES = ("human", "rgb_array")
 #: Most physics steps per env step (``frame_skip``): 2 s at 500 Hz.
@@ -156,10 +158,13 @@ class ShellConfig(PartConfig):
         render_height: rendered image height [px], an integer in [1, 4096].
         frame_skip: physics steps per env step, an integer in [1, 1000].
         timing_in_info: whether ``info`` holds the wall-clock QP time.
+        physics_loop: ``"compiled"`` (an env step's physics steps in one compiled call wherever
+            the env's parts allow, else in Python: ``humanoid_env.envs.physics_loop``) or
+            ``"python"`` (always in Python; the same trajectories, slower).
     """
 
     KEYWORDS: ClassVar[tuple[str, ...]] = (
-        "action_mode", "render_mode", "render_width", "render_height", "frame_skip", "timing_in_info",
+        "action_mode", "render_mode", "render_width", "render_height", "frame_skip", "timing_in_info", "physics_loop",
     )  # fmt: skip
 
     action_mode: str
@@ -168,9 +173,11 @@ class ShellConfig(PartConfig):
     render_height: int
     frame_skip: int
     timing_in_info: bool
+    physics_loop: str
 
     def __post_init__(self) -> None:
         _set(self, "action_mode", check_choice("action_mode", self.action_mode, ACTION_MODES))
+        _set(self, "physics_loop", check_choice("physics_loop", self.physics_loop, PHYSICS_LOOPS))
         mode = self.render_mode
         if mode is not None and not (isinstance(mode, str) and mode in RENDER_MODES):
             raise keyword_error("render_mode", f"None or one of {list(RENDER_MODES)}", mode)

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_env.envs.numerics import clip_scalar, limit_length, low_pass_gain
+from humanoid_env import _physics
+from humanoid_env.envs.numerics import low_pass_gain
 from wbc_layer.references import References
 
 _ZERO3 = np.zeros(3)
@@ -31,6 +32,11 @@ _ZERO3.flags.writeable = False
 
 class ReferenceStage:
     """Base of the reference stages (see the module docstring)."""
+
+    #: whether `update` reads the simulated state (measurements, the plant's data) at a physics
+    #: step. A stage that does not is evaluated ahead for an env step's physics steps by the
+    #: compiled loop (``humanoid_env.envs.physics_loop``); True, the safe answer, by default.
+    reads_state: bool = True
 
     def reset(self) -> None:
         """Start an episode."""
@@ -62,6 +68,8 @@ class StandingDecoder(ReferenceStage):
         weight_n: m g [N].
     """
 
+    reads_state = False  # the action, the command's target and its own state
+
     def __init__(self, wbc: Any, blocks: dict[str, slice], com_nominal: np.ndarray, weight_n: float):
         self.wbc = wbc
         self._com_block, self._share_block = blocks["com_offset"], blocks["foot_force_share"]
@@ -73,11 +81,34 @@ class StandingDecoder(ReferenceStage):
         self.reset()
 
     def reset(self) -> None:
+        #: (3,) the CoM offset [m] and its rate [m/s] (updated in place).
         self.com_offset = np.zeros(3)
         self.com_offset_velocity = np.zeros(3)
-        self.force_share = 0.5
+        self._share = np.array([0.5])  # the left foot's force share (updated in place)
+        self._share_row = np.zeros(1)
         #: the CoM reference handed to the controller at the last physics step (3,) [m].
         self.wbc_com_reference = self.com_nominal.copy()
+
+    @property
+    def force_share(self) -> float:
+        """The left foot's share of the feet's normal force [-]."""
+        return float(self._share[0])
+
+    @force_share.setter
+    def force_share(self, value: float) -> None:
+        self._share[0] = value
+
+    def filter_params(self, dt: float) -> tuple[float, float, float]:
+        """``(low-pass gain, largest offset step [m], largest share step)`` of a physics step of
+        ``dt`` [s] (``core/reference_stages.hpp``'s ``standing_rows``)."""
+        wbc = self.wbc
+        return low_pass_gain(dt, wbc.com_offset_filter_s), wbc.com_rate_limit_mps * dt, wbc.force_share_rate_limit * dt
+
+    def decoded(self, action: np.ndarray) -> tuple[np.ndarray, float]:
+        """`decode` of the env step's action, made once per action."""
+        if action is not self._decoded_action:  # the same action for every physics step of a step
+            self._decoded, self._decoded_action = self.decode(action), action
+        return self._decoded
 
     def decode(self, action: np.ndarray) -> tuple[np.ndarray, float]:
         """Action in [-1, 1] -> (CoM offset (3,) [m], left-foot force share [-])."""
@@ -87,30 +118,29 @@ class StandingDecoder(ReferenceStage):
         share = 0.5 + (a_share * (hi - 0.5) if a_share >= 0 else -a_share * (lo - 0.5))
         return offset, float(share)
 
+    def base(self, context) -> tuple[np.ndarray, np.ndarray]:
+        """``(position (3,) [m], velocity (3,) [m/s])`` the offset is added to: the command's CoM
+        target (``reference_feedforward``) or the nominal CoM at rest."""
+        if self.wbc.reference_feedforward:
+            target = context.command.com_target
+            return target.position, target.velocity
+        return self.com_nominal, _ZERO3
+
     def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
         wbc = self.wbc
-        if action is not None:
-            if action is not self._decoded_action:  # the same action for every physics step of a step
-                self._decoded, self._decoded_action = self.decode(action), action
-            offset, share = self._decoded
-            step = offset - self.com_offset
-            gain = low_pass_gain(dt, wbc.com_offset_filter_s)  # a continuous velocity
-            if gain != 1.0:  # (x * 1.0 == x: skipped)
-                step *= gain
-            limit_length(step, wbc.com_rate_limit_mps * dt)
-            self.com_offset = self.com_offset + step
-            self.com_offset_velocity = step / dt if dt > 0 else np.zeros(3)
-            max_share = wbc.force_share_rate_limit * dt
-            self.force_share += clip_scalar(share - self.force_share, -max_share, max_share)
-        if wbc.reference_feedforward:
-            target = context.command.com_target
-            base, base_velocity = target.position, target.velocity
-        else:
-            base, base_velocity = self.com_nominal, _ZERO3
-        self.wbc_com_reference = base + self.com_offset
+        base, base_velocity = self.base(context)
         com = references.com
-        com.position[:] = self.wbc_com_reference
-        com.velocity[:] = base_velocity + self.com_offset_velocity
+        if action is not None:  # one physics step of the filters (dt > 0), written in C++ once for both loops
+            offset, share = self.decoded(action)
+            _physics.standing_rows(
+                offset, share, self.com_offset, self.com_offset_velocity, self._share, *self.filter_params(dt), dt, base,
+                base_velocity, com.position, com.velocity, self._share_row,
+            )  # fmt: skip
+            self.wbc_com_reference = com.position.copy()  # base + offset
+        else:
+            self.wbc_com_reference = base + self.com_offset
+            com.position[:] = self.wbc_com_reference
+            com.velocity[:] = base_velocity + self.com_offset_velocity
         weight = wbc.force_weight
         for name, target in self.force_targets().items():
             references.contacts[name].track(target, weight)

@@ -31,14 +31,6 @@ def norm(x: np.ndarray) -> float:
     return math.sqrt(x.dot(x))
 
 
-def limit_length(step: np.ndarray, max_length: float) -> np.ndarray:
-    """``step`` (a vector), scaled down in place to ``max_length`` if it is longer (direction kept)."""
-    length = norm(step)
-    if length > max_length:
-        step *= max_length / length
-    return step
-
-
 def mean_square(x: np.ndarray) -> float:
     """``float(np.mean(x**2))`` (the same value: ``x**2`` is ``x * x``, the mean a sum over the count)."""
     return float(add_reduce(x * x) / x.size)

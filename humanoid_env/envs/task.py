@@ -33,9 +33,10 @@ from typing import Any, ClassVar
 import mujoco
 import numpy as np
 
+from humanoid_env import _physics
 from humanoid_env.envs.configs import RewardConfig, TerminationConfig
 from humanoid_env.envs.decoding import StandingDecoder
-from humanoid_env.envs.numerics import limit_length, mean_square, norm
+from humanoid_env.envs.numerics import mean_square, norm
 from humanoid_env.envs.plant import Plant
 from humanoid_env.robots import FEET, RobotDescription
 from wbc_layer import ControllerConfig, RobotModel
@@ -234,12 +235,29 @@ class Task:
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         """Advance the command by one physics step of ``dt`` [s] at ``time`` [s]."""
 
+    #: Whether `update_command` is `draw_goal` (the command's random part, by time) followed by
+    #: `glide_target`: the compiled loop then draws an env step's goals ahead and glides the target
+    #: in C++ (``humanoid_env.envs.physics_loop``).
+    command_glides: ClassVar[bool] = False
+
+    def draw_goal(self, rng: np.random.Generator, time: float) -> None:
+        """A new CoM goal when one is due at ``time`` [s] (tasks whose command glides)."""
+        raise NotImplementedError
+
+    def command_reads_state(self) -> bool:
+        """Whether `update_command` reads the simulated state (else the compiled loop evaluates it
+        ahead for an env step's physics steps: ``humanoid_env.envs.physics_loop``). True, the safe
+        answer, unless a task says otherwise."""
+        return True
+
     def glide_target(self, dt: float) -> None:
-        """Move the CoM target towards ``com_goal`` at ``target_speed_mps`` for ``dt`` [s]."""
+        """Move the CoM target towards ``com_goal`` at ``target_speed_mps`` for ``dt`` [s]
+        (``core/reference_stages.hpp``'s ``glide_rows``: the compiled loop's form too)."""
         target = self.command.com_target
-        step = limit_length(self.command.com_goal - target.position, self.config.target_speed_mps * dt)
-        target.position[:] = target.position + step
-        target.velocity[:] = step / dt
+        goal = self.command.com_goal
+        if not (type(goal) is np.ndarray and goal.dtype == np.float64 and goal.flags.c_contiguous):
+            goal = np.ascontiguousarray(goal, dtype=np.float64)
+        _physics.glide_rows(goal, target.position, target.velocity, self.config.target_speed_mps * dt, dt)
 
     # -- observation, reward, termination, info ------------------------------------------------
     def observation_blocks(self, d: mujoco.MjData, forces: dict[str, np.ndarray]) -> dict[str, Any]:

@@ -350,6 +350,9 @@ class WallTask(Task):
         self._hand_force_measured = self.hand_normal_force()
         return True
 
+    def command_reads_state(self) -> bool:
+        return False  # the CoM target's glide and the hand-force command's ramp: time only
+
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         command = self.command
         self.glide_target(dt)

@@ -1,0 +1,190 @@
+// Python bindings of the compiled physics-step loop: humanoid_env._physics (nanobind). The controller
+// it runs is wbc_layer._core's Controller (nanobind shares the type between the two modules).
+#include <nanobind/eigen/dense.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+
+#include "physics_loop.hpp"
+#include "reference_stages.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using wbc::Controller;
+using wbc::LoopStop;
+using wbc::PhysicsLoop;
+
+namespace {
+
+template <class T>
+using Array = nb::ndarray<const T, nb::numpy, nb::c_contig, nb::device::cpu>;
+
+[[noreturn]] void value_error(const std::string& message) { throw nb::value_error(message.c_str()); }
+
+/// Check that `a` is (rows, cols...) and return its data.
+template <class T>
+const T* checked(const char* what, const Array<T>& a, std::initializer_list<std::size_t> shape) {
+  bool ok = a.ndim() == shape.size();
+  std::size_t d = 0;
+  for (std::size_t n : shape) ok = ok && a.shape(d++) == n;
+  if (!ok) {
+    std::string expected, got;
+    for (std::size_t n : shape) expected += (expected.empty() ? "" : ", ") + std::to_string(n);
+    for (std::size_t i = 0; i < a.ndim(); ++i) got += (got.empty() ? "" : ", ") + std::to_string(a.shape(i));
+    value_error(std::string(what) + " must have shape (" + expected + "), got (" + got + ")");
+  }
+  return a.data();
+}
+
+template <class T>
+using Mutable = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu>;
+
+/// Check that `a` holds `size` entries (any shape: a (3,) vector is one row of (k, 3)) and return its data.
+template <class A>
+auto sized(const char* what, const A& a, std::size_t size) {
+  if (a.size() != size)
+    value_error(std::string(what) + " must hold " + std::to_string(size) + " entries, got " + std::to_string(a.size()));
+  return a.data();
+}
+
+}  // namespace
+
+NB_MODULE(_physics, m) {
+  m.doc() = "The compiled physics-step loop (core/physics_loop.hpp): an env step's physics steps in one call.";
+  m.attr("MUJOCO_VERSION_COMPILED") = mjVERSION_HEADER;
+  m.def("mujoco_version_loaded", &mj_version, "mj_version() of the MuJoCo library this module calls.");
+  m.def(
+      "glide_rows",
+      [](const Array<double>& goal, const Mutable<double>& position, const Mutable<double>& velocity, double max_step,
+         double dt, nb::object position_rows, nb::object velocity_rows) {
+        if (goal.size() % 3 != 0 || goal.size() == 0) value_error("goal must hold k rows of 3 entries");
+        const std::size_t k = goal.size() / 3;
+        double* p_rows = position_rows.is_none() ? nullptr : sized("position_rows", nb::cast<Mutable<double>>(position_rows), 3 * k);
+        double* v_rows = velocity_rows.is_none() ? nullptr : sized("velocity_rows", nb::cast<Mutable<double>>(velocity_rows), 3 * k);
+        wbc::glide_rows(static_cast<int>(k), goal.data(), sized("position", position, 3), sized("velocity", velocity, 3),
+                        max_step, dt, p_rows, v_rows);
+      },
+      "goal"_a, "position"_a, "velocity"_a, "max_step"_a, "dt"_a, "position_rows"_a = nb::none(),
+      "velocity_rows"_a = nb::none(),
+      "k physics steps of the CoM target's glide (core/reference_stages.hpp): goal (k, 3) [m]; position and "
+      "velocity (3) updated in place; the rows after each step into position_rows and velocity_rows (k, 3).");
+  m.def(
+      "standing_rows",
+      [](const Array<double>& decoded_offset, double decoded_share, const Mutable<double>& offset,
+         const Mutable<double>& offset_velocity, const Mutable<double>& share, double gain, double max_offset_step,
+         double max_share_step, double dt, const Array<double>& base_position, const Array<double>& base_velocity,
+         const Mutable<double>& com_position, const Mutable<double>& com_velocity, const Mutable<double>& share_rows) {
+        const std::size_t k = share_rows.size();
+        if (k == 0) value_error("share_rows must hold k >= 1 entries");
+        const std::size_t base = base_position.size() == 3 ? 1 : k;
+        wbc::StandingState state{sized("offset", offset, 3), sized("offset_velocity", offset_velocity, 3), sized("share", share, 1)};
+        wbc::standing_rows(static_cast<int>(k), sized("decoded_offset", decoded_offset, 3), decoded_share, state, gain,
+                           max_offset_step, max_share_step, dt, static_cast<int>(base),
+                           sized("base_position", base_position, 3 * base), sized("base_velocity", base_velocity, 3 * base),
+                           sized("com_position", com_position, 3 * k), sized("com_velocity", com_velocity, 3 * k),
+                           share_rows.data());
+      },
+      "decoded_offset"_a, "decoded_share"_a, "offset"_a, "offset_velocity"_a, "share"_a, "gain"_a, "max_offset_step"_a,
+      "max_share_step"_a, "dt"_a, "base_position"_a, "base_velocity"_a, "com_position"_a, "com_velocity"_a,
+      "share_rows"_a,
+      "k physics steps of the standing decoder (core/reference_stages.hpp); k = share_rows' size; the base one "
+      "row (3) or k rows.");
+  nb::enum_<LoopStop>(m, "LoopStop")
+      .value("DONE", LoopStop::kDone)
+      .value("NOT_SOLVED", LoopStop::kNotSolved)
+      .value("RELAXED", LoopStop::kRelaxed)
+      .value("NON_FINITE_TORQUES", LoopStop::kNonFiniteTorques)
+      .value("NON_FINITE_STATE", LoopStop::kNonFiniteState)
+      .value("INVALID_STATE", LoopStop::kInvalidState);
+  nb::class_<PhysicsLoop>(m, "PhysicsLoop")
+      .def(
+          "__init__",
+          [](PhysicsLoop* self, std::uintptr_t model, std::uintptr_t data, const std::vector<int>& q_from_qpos,
+             const std::vector<int>& v_from_qvel, int quaternion, const std::vector<int>& actuators,
+             const Eigen::VectorXd& gear, const Eigen::VectorXd& ctrl_min, const Eigen::VectorXd& ctrl_max,
+             int push_body) {
+            wbc::LoopLayout layout{q_from_qpos, v_from_qvel, quaternion, actuators, gear, ctrl_min, ctrl_max, push_body};
+            try {
+              new (self) PhysicsLoop(reinterpret_cast<const mjModel*>(model), reinterpret_cast<mjData*>(data),
+                                     std::move(layout));
+            } catch (const std::invalid_argument& err) {
+              value_error(err.what());
+            }
+          },
+          "model_address"_a, "data_address"_a, "q_from_qpos"_a, "v_from_qvel"_a, "quaternion"_a, "actuators"_a,
+          "gear"_a, "ctrl_min"_a, "ctrl_max"_a, "push_body"_a,
+          "A loop over MuJoCo's model and data at these addresses (MjModel._address, MjData._address; the "
+          "caller keeps them alive), with the robot's layout from humanoid_env.sim_bridge.SimBridge.")
+      .def(
+          "run_controller",
+          [](PhysicsLoop& loop, Controller& controller, const Array<double>& com_position, const Array<double>& com_velocity,
+             const Array<double>& com_acceleration, const Array<bool>& active, const Array<double>& min_normal_force,
+             const Array<double>& max_normal_force, const Array<bool>& track_force, const Array<double>& force_target,
+             const Array<double>& force_weight, const std::vector<int>& frame_tasks, const Array<bool>& frame_active,
+             const Array<double>& frame_position, const Array<double>& frame_velocity, const Array<double>& push,
+             int first, int k, int warnings_at_reset) {
+            if (k < 0) value_error("k must be >= 0");
+            const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
+            wbc::PlannedReferences r;
+            r.com_position = checked("com_position", com_position, {rows, 3});
+            r.com_velocity = checked("com_velocity", com_velocity, {rows, 3});
+            r.com_acceleration = checked("com_acceleration", com_acceleration, {rows, 3});
+            r.active = checked("active", active, {rows, nc});
+            r.min_normal_force = checked("min_normal_force", min_normal_force, {rows, nc});
+            r.max_normal_force = checked("max_normal_force", max_normal_force, {rows, nc});
+            r.track_force = checked("track_force", track_force, {rows, nc});
+            r.force_target = checked("force_target", force_target, {rows, nc});
+            r.force_weight = checked("force_weight", force_weight, {rows, nc});
+            r.frame_tasks = frame_tasks;
+            for (int t : frame_tasks)
+              if (t < 0 || t >= controller.n_tasks()) throw nb::index_error(("task " + std::to_string(t) + " out of range").c_str());
+            r.frame_active = checked("frame_active", frame_active, {rows, nt});
+            r.frame_position = checked("frame_position", frame_position, {rows, nt, 3});
+            r.frame_velocity = checked("frame_velocity", frame_velocity, {rows, nt, 3});
+            const double* forces = checked("push", push, {rows, 3});
+            LoopStop stop;
+            try {
+              nb::gil_scoped_release release;
+              stop = loop.run(&controller, &r, nullptr, forces, first, k, warnings_at_reset);
+            } catch (const std::invalid_argument& err) {
+              value_error(err.what());
+            }
+            return nb::make_tuple(stop, loop.steps_done());
+          },
+          "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
+          "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
+          "frame_position"_a, "frame_velocity"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "Physics steps first .. k-1 under the controller, each with its row of references and push "
+          "(the GIL released): (LoopStop, steps done).")
+      .def(
+          "run_torques",
+          [](PhysicsLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,
+             int warnings_at_reset) {
+            if (k < 0) value_error("k must be >= 0");
+            const std::size_t rows = static_cast<std::size_t>(k);
+            const double* tau = checked("torques", torques, {rows, static_cast<std::size_t>(loop.na())});
+            const double* forces = checked("push", push, {rows, 3});
+            LoopStop stop;
+            try {
+              nb::gil_scoped_release release;
+              stop = loop.run(nullptr, nullptr, tau, forces, first, k, warnings_at_reset);
+            } catch (const std::invalid_argument& err) {
+              value_error(err.what());
+            }
+            return nb::make_tuple(stop, loop.steps_done());
+          },
+          "torques"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "Physics steps first .. k-1 with the given torques (k, na) [N m] and pushes (the GIL released): "
+          "(LoopStop, steps done).")
+      .def_prop_ro("tau", [](const PhysicsLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
+      .def_prop_ro("tick_us", [](const PhysicsLoop& l) { return l.tick_us(); }, "Per step: the tick's wall time [us].")
+      .def_prop_ro("solve_us", [](const PhysicsLoop& l) { return l.solve_us(); }, "Per step: the QP's solve time [us].")
+      .def_prop_ro("q", [](const PhysicsLoop& l) { return l.q(); }, "The last tick's pinocchio q.")
+      .def_prop_ro("v", [](const PhysicsLoop& l) { return l.v(); }, "The last tick's pinocchio v.")
+      .def_prop_ro("status", &PhysicsLoop::status, "The status of the tick that stopped the loop.")
+      .def_prop_ro("error", &PhysicsLoop::error, "Why the controller rejected the state (INVALID_STATE).");
+}

@@ -1,0 +1,156 @@
+// An env step's physics steps in one call: see physics_loop.hpp. Every operation that reaches the
+// simulated state is the one the env's Python loop does, in the same order, so that the two give the
+// same trajectories bit for bit (tests/test_physics_loop.py): the base rotation is MuJoCo's own
+// mju_quat2Mat, its transpose applied as numpy applies it (a sum over the columns in order), the
+// torques divided by the gear and clipped as ndarray.clip does. The file is compiled with
+// -ffp-contract=off (CMakeLists.txt): a fused multiply-add would round differently.
+#include "physics_loop.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace wbc {
+
+namespace {
+
+double micros_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool sum_is_finite(const mjtNum* values, int n) {
+  // As the Python checks: a sum is not finite as soon as one entry is not (or the state is
+  // absurdly large).
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += values[i];
+  return std::isfinite(sum);
+}
+
+}  // namespace
+
+PhysicsLoop::PhysicsLoop(const mjModel* model, mjData* data, LoopLayout layout)
+    : m_(model), d_(data), layout_(std::move(layout)) {
+  if (mj_version() != mjVERSION_HEADER)
+    throw std::runtime_error("the MuJoCo library loaded is version " + std::to_string(mj_version()) +
+                             ", humanoid_env._physics was compiled against " + std::to_string(mjVERSION_HEADER) +
+                             ": reinstall humanoid-wbc against the installed mujoco");
+  if (m_ == nullptr || d_ == nullptr) throw std::invalid_argument("model and data must not be null");
+  const int na = static_cast<int>(layout_.actuators.size());
+  auto check = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(what);
+  };
+  for (int i : layout_.q_from_qpos) check(0 <= i && i < m_->nq, "q_from_qpos entry " + std::to_string(i) + " outside qpos");
+  for (int i : layout_.v_from_qvel) check(0 <= i && i < m_->nv, "v_from_qvel entry " + std::to_string(i) + " outside qvel");
+  check(layout_.v_from_qvel.size() >= 3, "v_from_qvel needs the base's linear velocity (3 entries) first");
+  check(0 <= layout_.quaternion && layout_.quaternion + 4 <= m_->nq, "the base quaternion lies outside qpos");
+  for (int a : layout_.actuators) check(0 <= a && a < m_->nu, "actuator " + std::to_string(a) + " outside ctrl");
+  check(layout_.gear.size() == na && layout_.ctrl_min.size() == na && layout_.ctrl_max.size() == na,
+        "gear, ctrl_min and ctrl_max need one entry per actuator (" + std::to_string(na) + ")");
+  check(0 <= layout_.push_body && layout_.push_body < m_->nbody, "push_body outside the model's bodies");
+  q_.setZero(static_cast<Eigen::Index>(layout_.q_from_qpos.size()));
+  v_.setZero(static_cast<Eigen::Index>(layout_.v_from_qvel.size()));
+  reserve(10);
+}
+
+void PhysicsLoop::reserve(int k) {
+  if (tau_.rows() < k) {
+    tau_.setZero(k, na());
+    tick_us_.setZero(k);
+    solve_us_.setZero(k);
+  }
+}
+
+void PhysicsLoop::to_pinocchio() {
+  const mjtNum* qpos = d_->qpos;
+  const mjtNum* qvel = d_->qvel;
+  for (Eigen::Index i = 0; i < q_.size(); ++i) q_[i] = qpos[layout_.q_from_qpos[i]];
+  for (Eigen::Index i = 0; i < v_.size(); ++i) v_[i] = qvel[layout_.v_from_qvel[i]];
+  mjtNum R[9];
+  mju_quat2Mat(R, qpos + layout_.quaternion);
+  const double x0 = v_[0], x1 = v_[1], x2 = v_[2];
+  for (int i = 0; i < 3; ++i) v_[i] = R[i] * x0 + R[3 + i] * x1 + R[6 + i] * x2;  // R^T x
+}
+
+bool PhysicsLoop::state_sound(int warnings_at_reset) const {
+  const int warnings = d_->warning[mjWARN_BADQPOS].number + d_->warning[mjWARN_BADQVEL].number +
+                       d_->warning[mjWARN_BADQACC].number;
+  return warnings <= warnings_at_reset && sum_is_finite(d_->qpos, m_->nq) && sum_is_finite(d_->qvel, m_->nv) &&
+         sum_is_finite(d_->act, m_->na);
+}
+
+LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
+                          const double* push, int first, int k, int warnings_at_reset) {
+  if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
+  if (controller != nullptr) {
+    if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
+    if (controller->n_bodies() != 0)
+      throw std::invalid_argument("the compiled loop does not run a controller with environment bodies");
+    if (controller->nq() != q_.size() || controller->nv() != v_.size() || controller->na() != na())
+      throw std::invalid_argument("the controller's sizes (nq, nv, na) do not match the loop's layout");
+  } else if (torques == nullptr) {
+    throw std::invalid_argument("a loop without a controller needs torques");
+  }
+  reserve(k);
+  status_.clear();
+  error_.clear();
+  const int nc = controller != nullptr ? controller->n_contacts() : 0;
+  const int nt = references != nullptr ? static_cast<int>(references->frame_tasks.size()) : 0;
+  if (controller != nullptr) {
+    step_references_.contacts.resize(nc);
+    step_references_.frames.resize(nt);
+  }
+  const int na = this->na();
+  mjtNum* push_force = d_->xfrc_applied + 6 * layout_.push_body;
+  for (int i = first; i < k; ++i) {
+    steps_done_ = i;
+    for (int j = 0; j < 3; ++j) push_force[j] = push[3 * i + j];
+    bool relaxed = false;
+    auto tau = tau_.row(i);
+    if (controller != nullptr) {
+      const PlannedReferences& r = *references;
+      StepReferences& s = step_references_;
+      s.com_position = Eigen::Map<const Vector3d>(r.com_position + 3 * i);
+      s.com_velocity = Eigen::Map<const Vector3d>(r.com_velocity + 3 * i);
+      s.com_acceleration = Eigen::Map<const Vector3d>(r.com_acceleration + 3 * i);
+      for (int c = 0; c < nc; ++c) {
+        const int at = nc * i + c;
+        s.contacts[c] = {r.active[at], r.min_normal_force[at], r.max_normal_force[at], r.track_force[at],
+                         r.force_target[at], r.force_weight[at]};
+      }
+      for (int t = 0; t < nt; ++t) {
+        const int at = nt * i + t;
+        s.frames[t] = {r.frame_tasks[t], r.frame_active[at], Eigen::Map<const Vector3d>(r.frame_position + 3 * at),
+                       Eigen::Map<const Vector3d>(r.frame_velocity + 3 * at)};
+      }
+      controller->set_references(s);
+      to_pinocchio();
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        status_ = controller->compute(q_, v_, no_bodies_, no_bodies_);
+      } catch (const std::exception& err) {  // the state was rejected before anything was computed
+        error_ = err.what();
+        return LoopStop::kInvalidState;
+      }
+      tick_us_[i] = micros_since(start);
+      solve_us_[i] = controller->timings().solve;
+      if (status_ != "solved") return LoopStop::kNotSolved;
+      relaxed = controller->relaxed();
+      tau = controller->tau().transpose();
+    } else {
+      tau = Eigen::Map<const Eigen::RowVectorXd>(torques + static_cast<Eigen::Index>(na) * i, na);
+      tick_us_[i] = solve_us_[i] = 0.0;
+    }
+    if (!tau.allFinite()) return LoopStop::kNonFiniteTorques;
+    for (int j = 0; j < na; ++j)
+      d_->ctrl[layout_.actuators[j]] = std::min(std::max(tau[j] / layout_.gear[j], layout_.ctrl_min[j]), layout_.ctrl_max[j]);
+    mj_step(m_, d_);
+    steps_done_ = i + 1;
+    if (!state_sound(warnings_at_reset)) return LoopStop::kNonFiniteState;
+    if (relaxed) return LoopStop::kRelaxed;
+  }
+  steps_done_ = k;
+  return LoopStop::kDone;
+}
+
+}  // namespace wbc

@@ -1,0 +1,108 @@
+// An env step's physics steps in one call (issue 41): for each physics step, the push force, the
+// controller's references, MuJoCo's state -> pinocchio's, the tick, the torques -> ctrl, mj_step and
+// the state's checks, without Python. Built into humanoid_env._physics, which links MuJoCo's C
+// library from the mujoco wheel; the controller's own module (wbc_layer._core) does not: the
+// controller stays a controller that could drive a real robot.
+//
+// What Python keeps once per env step: the task's command and the reference stages are evaluated
+// ahead for the env step's physics steps (humanoid_env.envs.physics_loop: only where they do not
+// read the state), then the loop runs; observation, reward, termination and info after it. A step
+// that needs Python (a QP with no solution: the documented fallback; a relaxed QP: its slack) stops
+// the loop, and Python resumes it.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <string>
+#include <vector>
+
+#include "controller.hpp"
+
+namespace wbc {
+
+/// Where the robot sits in MuJoCo's arrays (from humanoid_env.sim_bridge.SimBridge).
+struct LoopLayout {
+  std::vector<int> q_from_qpos;  // (nq) pinocchio q[i] = qpos[q_from_qpos[i]] (quaternion wxyz -> xyzw)
+  std::vector<int> v_from_qvel;  // (nv) pinocchio v[i] = qvel[v_from_qvel[i]], before the base rotation
+  int quaternion = 0;            // qpos address of the base quaternion (w, x, y, z)
+  std::vector<int> actuators;    // (na) actuator id of each of the controller's joints
+  VectorXd gear, ctrl_min, ctrl_max;  // (na) per joint
+  int push_body = -1;                 // body whose xfrc_applied holds the push force
+};
+
+/// Why run() returned.
+enum class LoopStop : int {
+  kDone = 0,              // every step ran
+  kNotSolved = 1,         // step `steps_done` has no solution: nothing was applied (Python's fallback)
+  kRelaxed = 2,           // step `steps_done - 1` solved the relaxed QP and ran (Python reads its slack)
+  kNonFiniteTorques = 3,  // step `steps_done`'s torques are not finite: nothing was written
+  kNonFiniteState = 4,    // step `steps_done - 1`'s mj_step made a non-finite state or a bad-state warning
+  kInvalidState = 5,      // the controller rejected step `steps_done`'s state (Python's tick raises why)
+};
+
+/// One env step's references per physics step (k rows each; nc contacts, nt frame tasks), row-major.
+struct PlannedReferences {
+  const double* com_position = nullptr;      // (k, 3) [m]
+  const double* com_velocity = nullptr;      // (k, 3) [m/s]
+  const double* com_acceleration = nullptr;  // (k, 3) [m/s^2]
+  const bool* active = nullptr;              // (k, nc)
+  const double* min_normal_force = nullptr;  // (k, nc) [N]
+  const double* max_normal_force = nullptr;  // (k, nc) [N]
+  const bool* track_force = nullptr;         // (k, nc)
+  const double* force_target = nullptr;      // (k, nc) [N]
+  const double* force_weight = nullptr;      // (k, nc) (< 0: keep)
+  std::vector<int> frame_tasks;              // (nt) task indices
+  const bool* frame_active = nullptr;        // (k, nt)
+  const double* frame_position = nullptr;    // (k, nt, 3) [m]
+  const double* frame_velocity = nullptr;    // (k, nt, 3) [m/s]
+};
+
+class PhysicsLoop {
+ public:
+  /// model, data: MuJoCo's structures (the caller keeps them alive while the loop is used).
+  /// Throws std::runtime_error when the MuJoCo library loaded is not the version the loop was
+  /// compiled against, std::invalid_argument when the layout does not fit the model.
+  PhysicsLoop(const mjModel* model, mjData* data, LoopLayout layout);
+
+  /// Run up to k physics steps from `first` (an index into the planned rows: `first` .. k-1).
+  /// controller: the tick of each step, its references from `references` row by row; without one
+  /// (nullptr), `torques` (k, na) [N m] row by row. `push` (k, 3) [N] world force on the push body.
+  /// `warnings_at_reset`: MuJoCo's bad-state warning count the episode started with.
+  /// Returns why it stopped; steps_done() says how far it got.
+  LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
+               int first, int k, int warnings_at_reset);
+
+  int steps_done() const { return steps_done_; }
+  /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.
+  const MatrixXd& tau() const { return tau_; }
+  /// (k_max) per step: the tick's whole time [us] (0 without a controller) and the QP's solve time.
+  const VectorXd& tick_us() const { return tick_us_; }
+  const VectorXd& solve_us() const { return solve_us_; }
+  /// The pinocchio state of the last tick (q (nq), v (nv)).
+  const VectorXd& q() const { return q_; }
+  const VectorXd& v() const { return v_; }
+  /// The status of the tick that stopped the loop (kNotSolved), or of the last tick.
+  const std::string& status() const { return status_; }
+  /// The controller's error message for kInvalidState.
+  const std::string& error() const { return error_; }
+  /// Rows the output arrays hold (grown by run() as needed).
+  void reserve(int k);
+  int na() const { return static_cast<int>(layout_.actuators.size()); }
+
+ private:
+  void to_pinocchio();
+  bool state_sound(int warnings_at_reset) const;
+
+  const mjModel* m_;
+  mjData* d_;
+  LoopLayout layout_;
+  VectorXd q_, v_;
+  MatrixXd tau_;
+  VectorXd tick_us_, solve_us_;
+  VectorXd no_bodies_;
+  StepReferences step_references_;
+  int steps_done_ = 0;
+  std::string status_, error_;
+};
+
+}  // namespace wbc

@@ -1,0 +1,338 @@
+"""An env step's physics steps in compiled code (``humanoid_env._physics``, ``core/physics_loop.hpp``).
+
+The env's Python loop runs, at every physics step, the task's command, the push schedule, the
+reference stages and their writes into the controller, the MuJoCo -> pinocchio bridge, the tick,
+the torques -> ``ctrl``, ``mj_step`` and the state checks. Where none of the command and reference
+stages reads the simulated state during an env step (the balance task's default), their values
+for all of the env step's physics steps are known before the physics runs: this module evaluates
+them ahead, in Python, in the order the Python loop would (so the random draws are the same), and
+hands the rows to the compiled loop, which runs the physics steps without Python and with the GIL
+released. What needs Python inside an env step stops the loop at that step and resumes it: a QP
+with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
+``info``).
+
+[`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
+runs the Python loop instead (``physics_loop="python"``, a part that reads the state within an env
+step: a contact guard, a force loop, a scenario, estimation, actuation delay; the pd action mode;
+an instrumented tick). Both loops give the same trajectories bit for bit
+(``tests/test_physics_loop.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+
+from humanoid_env.envs.actuation import TorqueActuation, WbcActuation
+from humanoid_env.envs.plant import Plant
+from humanoid_env.sim_bridge import SimBridge
+from wbc_layer.compiled import CompiledTick
+from wbc_layer.controller import WholeBodyController
+from wbc_layer.errors import InvalidStateError
+
+if TYPE_CHECKING:
+    from humanoid_env.envs.base import HumanoidWBCBaseEnv
+
+from humanoid_env import _physics
+
+if _physics.mujoco_version_loaded() != _physics.MUJOCO_VERSION_COMPILED or mujoco.mj_version() != _physics.MUJOCO_VERSION_COMPILED:
+    raise ImportError(
+        f"humanoid_env._physics was compiled against MuJoCo {_physics.MUJOCO_VERSION_COMPILED}, but MuJoCo "
+        f"{mujoco.mj_version()} is installed: reinstall humanoid-wbc (pip install --force-reinstall --no-deps .)"
+    )
+
+_ORIGINAL_MJ_STEP = mujoco.mj_step
+#: The methods the Python loop calls at each physics step that the compiled loop does in C++: one
+#: replaced on its class or on the object (a benchmark or test instrumenting every tick) sends
+#: the env step to the Python loop, which calls it.
+_PER_STEP_METHODS = {
+    WbcActuation: ("compute", "torques", "update_references"),
+    TorqueActuation: ("torques",),
+    WholeBodyController: ("compute",),
+    CompiledTick: ("compute",),
+    SimBridge: ("to_pinocchio", "torques_to_ctrl"),
+    Plant: ("step",),
+}
+_ORIGINALS = {(cls, name): cls.__dict__[name] for cls, names in _PER_STEP_METHODS.items() for name in names}
+
+
+def _replaced(obj, cls: type) -> str | None:
+    """The first of ``cls``'s per-step methods replaced on ``obj`` or on its class (None: none)."""
+    for name in _PER_STEP_METHODS[cls]:
+        if name in vars(obj) or getattr(type(obj), name) is not _ORIGINALS[(cls, name)]:
+            return name
+    return None
+
+
+def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
+    """Why ``env``'s next step runs the Python loop (None: it runs the compiled one)."""
+    if env.shell_config.physics_loop != "compiled":
+        return "physics_loop='python'"
+    if mujoco.mj_step is not _ORIGINAL_MJ_STEP:
+        return "mujoco.mj_step is replaced (an instrumented run)"
+    for obj, cls in ((env.plant, Plant), (env.plant.bridge, SimBridge)):
+        if type(obj) is not cls or _replaced(obj, cls):
+            return f"{cls.__name__}.{_replaced(obj, cls) or 'its type'} is replaced (an instrumented run)"
+    if not env.pipeline.exact:
+        return "estimation: the estimator runs at every physics step"
+    if env.actuation_delay is not None:
+        return "actuation delay"
+    if env.scenario is not None:
+        return "a scripted scenario"
+    actuation = env.actuation
+    if type(actuation) is TorqueActuation:
+        return None if not _replaced(actuation, TorqueActuation) else "the actuation's torques are replaced (an instrumented run)"
+    if type(actuation) is not WbcActuation:
+        return f"action_mode={actuation.mode!r}: its torques follow the state at every physics step"
+    if _replaced(actuation, WbcActuation):
+        return f"WbcActuation.{_replaced(actuation, WbcActuation)} is replaced (an instrumented run)"
+    if actuation.guard is not None:
+        return "the contact guard reads the contact forces at every physics step"
+    if actuation.body_states is not None or actuation.on_result is not None:
+        return "the task reads the controller's environment bodies or its results at every physics step"
+    if env.task.command_reads_state():
+        return "the task's command reads the state at every physics step"
+    readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state]
+    if readers:
+        return f"reference stages that read the state: {readers}"
+    controller = actuation.controller
+    tick = controller.compiled
+    if type(controller) is not WholeBodyController or _replaced(controller, WholeBodyController) or _replaced(tick, CompiledTick):
+        return "the controller's tick is replaced (an instrumented run)"
+    if tick.uses_python_rows():
+        return "the controller has parts computed in Python (a rows task, a user contact or body, daqp)"
+    if any(entry.point is None for entry in actuation.references.tasks.values()):
+        return "a task reference other than a frame's position"
+    return None
+
+
+class CompiledPhysics:
+    """The compiled loop of one env: its ``PhysicsLoop`` over the plant's model and data, the row
+    buffers of the references it is handed, and the env step that uses them.
+
+    Args:
+        env: the env (its plant, task, actuation; held for the env's lifetime).
+    """
+
+    def __init__(self, env: HumanoidWBCBaseEnv):
+        self.env = env
+        self._loop = None
+        self._loop_of: tuple[int, int] | None = None
+        self._rows = -1
+        self._layout_of = None
+
+    # -- buffers -------------------------------------------------------------------------------
+    def _physics_loop(self):
+        plant = self.env.plant
+        key = (plant.model._address, plant.data._address)
+        if self._loop_of != key:
+            bridge = plant.bridge
+            self._loop = _physics.PhysicsLoop(
+                plant.model._address, plant.data._address, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(),
+                bridge.root_qpos + 3, bridge.actuator_ids.tolist(), bridge.gear, bridge.ctrl_min, bridge.ctrl_max,
+                plant.push_body,
+            )  # fmt: skip
+            self._loop_of = key
+        return self._loop
+
+    def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
+        """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
+        references = None if actuation is None else actuation.references
+        if self._rows == k and self._layout_of is references:
+            return
+        self._rows, self._layout_of = k, references
+        self.push = np.zeros((k, 3))
+        self.goals = np.zeros((k, 3))
+        self.target = np.zeros((2, k, 3))  # the CoM target's position and velocity per step
+        self.share = np.zeros(k)
+        if actuation is None:
+            self.torques = np.zeros((k, self.env.plant.na))
+            return
+        tick = actuation.controller.compiled
+        self.contact_entries = [references.contacts[name] for name in tick.contact_index]
+        self.frame_names = list(references.tasks)
+        self.frame_tasks = [tick.task_index[name] for name in self.frame_names]
+        nc, nt = len(self.contact_entries), len(self.frame_tasks)
+        self.com = np.zeros((3, k, 3))  # position, velocity, acceleration
+        self.active = np.zeros((k, nc), dtype=bool)
+        self.min_normal_force = np.zeros((k, nc))
+        self.max_normal_force = np.zeros((k, nc))
+        self.track_force = np.zeros((k, nc), dtype=bool)
+        self.force_target = np.zeros((k, nc))
+        self.force_weight = np.zeros((k, nc))
+        self.frame_active = np.zeros((k, nt), dtype=bool)
+        self.frame_position = np.zeros((k, nt, 3))
+        self.frame_velocity = np.zeros((k, nt, 3))
+        names = [entry.name for entry in self.contact_entries]
+        self.feet = (names.index("left_foot"), names.index("right_foot")) if {"left_foot", "right_foot"} <= set(names) else None
+
+    def _record(self, i: int, references) -> None:
+        """Row ``i`` of the buffers: ``references`` as they are now."""
+        com = self.com
+        com[0, i] = references.com.position
+        com[1, i] = references.com.velocity
+        com[2, i] = references.com.acceleration
+        for c, entry in enumerate(self.contact_entries):
+            self.active[i, c] = entry.active
+            self.min_normal_force[i, c] = entry.min_normal_force
+            self.max_normal_force[i, c] = entry.max_normal_force
+            target = entry.force_target
+            self.track_force[i, c] = target is not None
+            self.force_target[i, c] = 0.0 if target is None else target
+            self.force_weight[i, c] = -1.0 if entry.force_weight is None else entry.force_weight
+        if self.frame_names:
+            tasks = references.tasks
+            for t, name in enumerate(self.frame_names):
+                entry = tasks[name]
+                self.frame_active[i, t] = entry.active
+                self.frame_position[i, t] = entry.point.position
+                self.frame_velocity[i, t] = entry.point.velocity
+
+    # -- an env step -----------------------------------------------------------------------------
+    def physics_steps(self, action: np.ndarray, statuses: list[str], solve_times: list[float]) -> float:
+        """Run the env step's ``frame_skip`` physics steps under ``action``, appending each step's
+        status and QP solve time [us] to the lists; returns the sum of the steps' effort terms.
+        Sets the env's ``last_tau`` and ``last_tau_computed`` and marks it non-finite where the
+        Python loop would (a non-finite state stops the step there)."""
+        env = self.env
+        plant, task, context, actuation = env.plant, env.task, env.context, env.actuation
+        wbc = actuation if type(actuation) is WbcActuation else None
+        k = env.frame_skip
+        self._buffers(k, wbc)
+        loop = self._physics_loop()
+        dt = plant.dt_physics
+        rng, command, pushes = env.np_random, task.command, plant.pushes
+        time = float(plant.data.time)
+        if self._standing_only(task, wbc):
+            self._plan_standing(action, time, dt, k)
+        else:
+            for i in range(k):  # what the Python loop does at each physics step before the tick, ahead
+                task.update_command(rng, time, dt)
+                command.evaluate(time)
+                self.push[i] = pushes.update(rng, time)
+                if wbc is not None:
+                    wbc.plan_references(context, time, dt, action)
+                    self._record(i, wbc.references)
+                time += dt
+        if wbc is None:
+            self.torques[:] = actuation.torques(None, None, action)[0]
+        warnings = plant._warning_counts
+        ran = first = 0
+        not_applied = None  # torques computed and not applied (non-finite)
+        while first < k:
+            stop, done = self._run(loop, wbc, first, k, warnings)
+            statuses.extend(["solved" if wbc is not None else "off"] * (done - first))
+            solve_times.extend(loop.solve_us[first:done].tolist())
+            ran = first = done
+            if stop == _physics.LoopStop.RELAXED:  # step done - 1 ran on the relaxed QP
+                statuses[-1] = "relaxed"
+                actuation.step_contact_slack = max(actuation.step_contact_slack, actuation.controller.compiled.relaxed_slack_norm())
+            elif stop == _physics.LoopStop.NOT_SOLVED:  # step `done` has no solution: the fallback
+                controller = wbc.controller
+                controller.robot.defer_update(loop.q.copy(), loop.v.copy())  # the state it failed at
+                tau = np.zeros((done + 1, plant.na))
+                tau[done] = controller.gravity_compensation_torques()
+                statuses.append("fallback")
+                solve_times.append(0.0)
+                stop, _ = loop.run_torques(tau, self.push[: done + 1], done, done + 1, warnings)
+                ran = first = done + 1
+                if stop == _physics.LoopStop.NON_FINITE_STATE:
+                    env._mark_nonfinite("nonfinite_state")
+                    break
+            elif stop == _physics.LoopStop.INVALID_STATE:
+                raise InvalidStateError(f"the controller's core rejected the state: {loop.error}")
+            elif stop == _physics.LoopStop.NON_FINITE_TORQUES:  # step `done`: computed, not applied
+                statuses.append("off" if wbc is None else "solved")
+                solve_times.append(0.0)
+                not_applied = loop.tau[done].copy()
+                env._mark_nonfinite("nonfinite_torques")
+                break
+            elif stop == _physics.LoopStop.NON_FINITE_STATE:
+                env._mark_nonfinite("nonfinite_state")
+                break
+        effort = 0.0
+        if ran:
+            taus = loop.tau
+            inverse_torque_max = plant.inverse_torque_max
+            for i in range(ran):  # the Python loop's sum, term by term
+                relative = taus[i] * inverse_torque_max
+                effort += float(relative @ relative) / relative.size
+            env.last_tau = env.last_tau_computed = taus[ran - 1].copy()
+        if not_applied is not None:
+            env.last_tau_computed = not_applied
+        if wbc is not None:
+            wbc.controller.robot.defer_update(loop.q.copy(), loop.v.copy())  # the last tick's state
+            wbc.controller.mirror_references(wbc.references)  # the Python objects hold what the core holds
+        return effort
+
+    def _standing_only(self, task, wbc: WbcActuation | None) -> bool:
+        """Whether the env step's references are the gliding CoM target and the standing decoder
+        alone (the balance task's), which run in C++ for all its physics steps at once."""
+        command = task.command
+        if not task.command_glides or command.com_target.segment is not None or command._shift is not None:
+            return False
+        if wbc is None:
+            return True
+        references = wbc.references
+        return (
+            len(task.reference_chain) == 1 and self.feet is not None and references.com.segment is None
+            and not self.frame_names
+        )  # fmt: skip
+
+    def _plan_standing(self, action: np.ndarray, time: float, dt: float, k: int) -> None:
+        """The Python loop's per-step command, pushes and standing decoder for ``k`` steps: the
+        random draws here in their order, the glide and the decoder's filters in C++."""
+        env = self.env
+        task, rng, pushes, wbc = env.task, env.np_random, env.plant.pushes, env.actuation
+        command = task.command
+        goals, push = self.goals, self.push
+        for i in range(k):
+            task.draw_goal(rng, time)
+            goals[i] = command.com_goal
+            push[i] = pushes.update(rng, time)
+            last, time = time, time + dt
+        target = command.com_target
+        _physics.glide_rows(goals, target.position, target.velocity, task.config.target_speed_mps * dt, dt, self.target[0], self.target[1])
+        command.evaluate(last)  # (no segment: it holds the target)
+        if type(wbc) is not WbcActuation:
+            return
+        standing = task.standing
+        offset, share = standing.decoded(action)
+        base = (self.target[0], self.target[1]) if standing.wbc.reference_feedforward else standing.base(env.context)
+        _physics.standing_rows(
+            offset, share, standing.com_offset, standing.com_offset_velocity, standing._share, *standing.filter_params(dt), dt,
+            base[0], base[1], self.com[0], self.com[1], self.share,
+        )  # fmt: skip
+        references = wbc.references
+        self.com[2][:] = references.com.acceleration
+        # The Python objects as the Python loop leaves them after the env step's last physics step.
+        references.com.position[:] = self.com[0, k - 1]
+        references.com.velocity[:] = self.com[1, k - 1]
+        standing.wbc_com_reference = self.com[0, k - 1].copy()
+        weight = standing.wbc.force_weight
+        for name, target_n in standing.force_targets().items():
+            references.contacts[name].track(target_n, weight)
+        references.evaluate(last)  # (no segment: it sets the references' time)
+        # Rows: the contacts' activity and bounds as they stand, the feet's force targets per step.
+        for c, entry in enumerate(self.contact_entries):
+            self.active[:, c] = entry.active
+            self.min_normal_force[:, c] = entry.min_normal_force
+            self.max_normal_force[:, c] = entry.max_normal_force
+            self.track_force[:, c] = entry.force_target is not None
+            self.force_target[:, c] = 0.0 if entry.force_target is None else entry.force_target
+            self.force_weight[:, c] = -1.0 if entry.force_weight is None else entry.force_weight
+        left, right = self.feet
+        weight_n = standing.weight_n
+        np.multiply(self.share, weight_n, out=self.force_target[:, left])
+        np.multiply(1.0 - self.share, weight_n, out=self.force_target[:, right])
+
+    def _run(self, loop, wbc: WbcActuation | None, first: int, k: int, warnings: int):
+        if wbc is None:
+            return loop.run_torques(self.torques, self.push, first, k, warnings)
+        return loop.run_controller(
+            wbc.controller.compiled.core, self.com[0], self.com[1], self.com[2], self.active, self.min_normal_force,
+            self.max_normal_force, self.track_force, self.force_target, self.force_weight, self.frame_tasks,
+            self.frame_active, self.frame_position, self.frame_velocity, self.push, first, k, warnings,
+        )  # fmt: skip

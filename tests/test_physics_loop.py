@@ -1,0 +1,192 @@
+"""The compiled physics-step loop (humanoid_env.envs.physics_loop, core/physics_loop.cpp) against the
+env's Python loop: the same trajectories bit for bit, its stops (fallback, relaxed QP, a non-finite
+state) as the Python loop's, the settings that run in Python and why, and its checks of what it is
+handed."""
+
+from __future__ import annotations
+
+import hashlib
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+
+import humanoid_env  # noqa: F401  (registers the envs)
+from humanoid_env import _physics
+from humanoid_env.envs.physics_loop import compiled_loop_obstacle
+
+
+def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **kwargs):
+    """A digest of ``steps`` env steps under random actions (resets included): observations,
+    rewards, the simulator's whole state and every scalar or array of ``info``; and the set of
+    reasons the env gave for running the Python loop, and the physics steps' statuses."""
+    env = gym.make(env_id, physics_loop=loop, **kwargs).unwrapped
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    digest, obstacles, statuses = hashlib.sha256(), set(), {"relaxed": 0, "fallback": 0, "episodes": 1}
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(rng.uniform(-1.0, 1.0, env.action_space.shape))
+        obstacles.add(env.physics_loop_obstacle)
+        digest.update(obs.tobytes() + np.float64(reward).tobytes())
+        state = np.empty(mujoco.mj_stateSize(env.model, mujoco.mjtState.mjSTATE_INTEGRATION))
+        mujoco.mj_getState(env.model, env.data, state, mujoco.mjtState.mjSTATE_INTEGRATION)
+        digest.update(state.tobytes() + env.last_tau.tobytes() + env.last_tau_computed.tobytes())
+        for key in sorted(info):
+            value = info[key]
+            if isinstance(value, dict):
+                value = sorted((k, np.asarray(v).tobytes()) for k, v in value.items())
+            digest.update(key.encode() + repr(value if not isinstance(value, np.ndarray) else value.tobytes()).encode())
+        statuses["relaxed"] += info.get("wbc_relaxed", 0)
+        statuses["fallback"] += info.get("wbc_fallbacks", 0)
+        if terminated or truncated:
+            env.reset()
+            statuses["episodes"] += 1
+    return digest.hexdigest(), obstacles, statuses
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"action_mode": "torque"},
+        {"robot": "g1"},
+        # heavy pushes: falls, resets, and ticks whose rigid-contact QP had no solution (relaxed)
+        {"push_magnitude_n": (600.0, 1000.0), "push_interval_s": (0.2, 0.4), "push_duration_s": 0.2},
+        {"randomise": "moderate", "frame_skip": 7},
+    ],
+    ids=["balance", "torque", "g1", "heavy-pushes", "randomised-k7"],
+)
+def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
+    python = rollout("python", 150, 3, **kwargs)
+    compiled = rollout("compiled", 150, 3, **kwargs)
+    assert python[1] == {"physics_loop='python'"} and compiled[1] == {None}  # each ran the loop it was asked for
+    assert compiled[0] == python[0]
+    assert compiled[2] == python[2]
+    if "push_magnitude_n" in kwargs:  # the heavy pushes reached the loop's stops
+        assert compiled[2]["relaxed"] > 0 and compiled[2]["episodes"] > 1
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # the 1e300 target in the float32 observation
+def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
+    """A CoM target of 1e300 m overflows the QP (status non_finite_problem): each physics step
+    applies the gravity-compensation fallback, in both loops, with the same torques and states."""
+
+    def step_with_overflowing_target(loop: str):
+        env = gym.make("HumanoidWBC-v0", physics_loop=loop, push_magnitude_n=(0.0, 0.0)).unwrapped
+        env.reset(seed=1)
+        env.step(np.zeros(4))
+        env.task.command.com_target.position[:] = 1e300
+        env.task.command.com_goal = np.full(3, 1e300)
+        _, _, _, _, info = env.step(np.zeros(4))
+        return env, info
+
+    python_env, python_info = step_with_overflowing_target("python")
+    env, info = step_with_overflowing_target("compiled")
+    assert env.physics_loop_obstacle is None and python_env.physics_loop_obstacle == "physics_loop='python'"
+    assert info["wbc_status"] == "fallback" and info["wbc_fallbacks"] == env.frame_skip == python_info["wbc_fallbacks"]
+    # The fallback's static QP (proxsuite, eps_abs 1e-10) rounds by where its workspace lands in
+    # memory (two runs of the Python loop in one process part by 1e-15 N m): equal to 1e-9 N m, the
+    # states to 1e-12 (ten 2-ms steps of 1e-9 N m torque differences move a joint by far less).
+    assert np.isfinite(env.last_tau).all()
+    np.testing.assert_allclose(env.last_tau, python_env.last_tau, rtol=0.0, atol=1e-9)
+    np.testing.assert_allclose(env.data.qpos, python_env.data.qpos, rtol=0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"physics_loop": "python"}, "physics_loop='python'"),
+        ({"action_mode": "pd"}, "action_mode='pd'"),
+        ({"estimation": "moderate"}, "estimation"),
+        ({"contact_guard": True}, "contact guard"),
+        ({"goal_follows_feet": True}, "command reads the state"),
+        ({"stepping": True}, "SteppingStage"),
+    ],
+)
+def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and_say_why(kwargs, reason):
+    env = gym.make("HumanoidWBC-v0", **kwargs).unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape))
+    assert reason in env.physics_loop_obstacle
+
+
+@pytest.mark.parametrize(("env_id", "reason"), [("HumanoidWBCWall-v0", "HandForceLoop"), ("HumanoidWBCSeesaw-v0", "environment bodies")])
+def test_the_wall_and_seesaw_run_the_python_loop(env_id, reason):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape))
+    assert reason in env.physics_loop_obstacle
+
+
+def test_the_loop_refuses_what_does_not_fit_and_names_it():
+    env = gym.make("HumanoidWBC-v0").unwrapped
+    env.reset(seed=0)
+    plant, bridge = env.plant, env.plant.bridge
+    args = [plant.model._address, plant.data._address, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(), bridge.root_qpos + 3,
+            bridge.actuator_ids.tolist(), bridge.gear, bridge.ctrl_min, bridge.ctrl_max, plant.push_body]  # fmt: skip
+    loop = _physics.PhysicsLoop(*args)
+    bad = list(args)
+    bad[5] = [plant.model.nu + 3] * len(bridge.actuator_ids)
+    with pytest.raises(ValueError, match="actuator .* outside ctrl"):
+        _physics.PhysicsLoop(*bad)
+    bad = list(args)
+    bad[9] = plant.model.nbody
+    with pytest.raises(ValueError, match="push_body"):
+        _physics.PhysicsLoop(*bad)
+    na = plant.na
+    with pytest.raises(ValueError, match=rf"torques must have shape \(10, {na}\), got \(10, {na + 1}\)"):
+        loop.run_torques(np.zeros((10, na + 1)), np.zeros((10, 3)), 0, 10, 0)
+    with pytest.raises(ValueError, match=r"push must have shape \(10, 3\), got \(9, 3\)"):
+        loop.run_torques(np.zeros((10, na)), np.zeros((9, 3)), 0, 10, 0)
+    with pytest.raises(ValueError, match=r"first must lie in \[0, k\]"):
+        loop.run_torques(np.zeros((10, na)), np.zeros((10, 3)), 11, 10, 0)
+    before = env.data.qpos.copy()
+    stop, done = loop.run_torques(np.full((2, na), np.nan), np.zeros((2, 3)), 0, 2, 0)
+    assert (stop, done) == (_physics.LoopStop.NON_FINITE_TORQUES, 0)  # nothing reached MuJoCo
+    assert np.array_equal(env.data.qpos, before) and np.isfinite(env.data.ctrl).all()
+
+
+def test_the_loop_was_compiled_against_the_mujoco_it_calls():
+    assert _physics.MUJOCO_VERSION_COMPILED == _physics.mujoco_version_loaded() == mujoco.mj_version()
+
+
+def test_an_env_copy_makes_its_own_loop():
+    """A deep copy of an env steps its own MuJoCo data: the same steps as the original from there."""
+    import copy
+
+    env = gym.make("HumanoidWBC-v0").unwrapped
+    env.reset(seed=4)
+    env.step(np.full(4, 0.3))
+    twin = copy.deepcopy(env)
+    for _ in range(5):
+        a = env.step(np.full(4, -0.2))[0]
+        b = twin.step(np.full(4, -0.2))[0]
+        assert np.array_equal(a, b)
+    assert env.data._address != twin.data._address and compiled_loop_obstacle(twin) is None
+
+
+@pytest.mark.parametrize(
+    ("owner", "name"),
+    [("wbc_layer.compiled.CompiledTick", "compute"), ("humanoid_env.envs.actuation.WbcActuation", "torques"),
+     ("humanoid_env.sim_bridge.SimBridge", "to_pinocchio"), ("humanoid_env.envs.plant.Plant", "step")],
+)  # fmt: skip
+def test_an_instrumented_per_step_method_sends_the_step_to_the_python_loop_which_calls_it(monkeypatch, owner, name):
+    """A benchmark or test that wraps a method the Python loop calls at every physics step sees
+    every call: the env step runs the Python loop then (frame_skip calls per env step)."""
+    import importlib
+
+    module, cls_name = owner.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), cls_name)
+    calls = []
+    original = getattr(cls, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    env = gym.make("HumanoidWBC-v0").unwrapped
+    env.reset(seed=0)
+    monkeypatch.setattr(cls, name, counted)
+    env.step(np.zeros(4))
+    assert "replaced" in env.physics_loop_obstacle and len(calls) == env.frame_skip

@@ -1,0 +1,117 @@
+"""The native vector env (humanoid_env.vector) and SB3's threaded VecEnv (training.vec_env): the same
+results as one env at a time at any thread count, Gymnasium's and SB3's autoreset conventions,
+seeding per env, and one env's failure ending only its own episode."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import humanoid_env  # noqa: F401  (registers the envs and their vector entry point)
+from humanoid_env.vector import ThreadedVectorEnv
+
+#: Pushes strong enough to end some episodes within the rollouts below (autoreset exercised).
+HEAVY = {"push_magnitude_n": (250.0, 400.0), "push_interval_s": (0.5, 1.0)}
+
+
+def vector_rollout(num_threads: int, steps: int = 60, num_envs: int = 3):
+    envs = gym.make_vec("HumanoidWBC-v0", num_envs=num_envs, num_threads=num_threads, **HEAVY)
+    assert isinstance(envs.unwrapped, ThreadedVectorEnv) and envs.unwrapped.num_threads == min(num_threads, num_envs)
+    observations, _ = envs.reset(seed=11)
+    rng = np.random.default_rng(0)
+    record = [observations]
+    for _ in range(steps):
+        obs, rewards, terminations, truncations, infos = envs.step(rng.uniform(-1, 1, (num_envs, 4)).astype(np.float32))
+        record += [obs, rewards, terminations, truncations, infos["com"]]
+    envs.close()
+    return record
+
+
+def test_make_vec_gives_the_threaded_env_and_its_results_do_not_depend_on_the_thread_count():
+    one, two = vector_rollout(1), vector_rollout(2)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
+    terminations = np.array([r for r in one[3::5]])
+    assert terminations.any()  # some episode ended (and was reset on the next step) in the run
+
+
+def test_each_env_is_the_env_alone_seeded_seed_plus_its_index():
+    """Env i of the vector env, reset with seed s, follows gym.make(...).reset(seed=s + i) step for
+    step, including Gymnasium's next-step autoreset (the step after an episode's end is a reset)."""
+    envs = gym.make_vec("HumanoidWBC-v0", num_envs=2, num_threads=2, **HEAVY)
+    alone = gym.make("HumanoidWBC-v0", **HEAVY)
+    vector_obs, _ = envs.reset(seed=5)
+    obs, _ = alone.reset(seed=6)
+    assert np.array_equal(vector_obs[1], obs)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    rng = np.random.default_rng(1)
+    ended = False
+    for _ in range(80):
+        actions = rng.uniform(-1, 1, (2, 4)).astype(np.float32)
+        vector_obs, rewards, terminations, truncations, _ = envs.step(actions)
+        if ended:  # the autoreset step: a reset, no reward
+            obs, _ = alone.reset()
+            assert rewards[1] == 0.0 and not terminations[1]
+        else:
+            obs, reward, terminated, truncated, _ = alone.step(actions[1])
+            assert rewards[1] == reward and terminations[1] == terminated
+        assert np.array_equal(vector_obs[1], obs)
+        ended = bool(terminations[1] or truncations[1])
+    envs.close()
+
+
+def test_an_exception_in_one_env_ends_only_its_episode():
+    envs = gym.make_vec("HumanoidWBC-v0", num_envs=2, num_threads=2)
+    envs.reset(seed=0)
+    broken = envs.unwrapped.envs[0]
+
+    def fail(action):
+        raise RuntimeError("a broken env")
+
+    broken.step = fail
+    obs, rewards, terminations, _, infos = envs.step(np.zeros((2, 4), dtype=np.float32))
+    assert terminations.tolist() == [True, False]
+    assert infos["error"][0] == "RuntimeError: a broken env" and not infos["_error"][1]
+    assert np.isfinite(obs).all()
+    del broken.step  # the next step resets it (autoreset) and both run on
+    obs, _, terminations, _, _ = envs.step(np.zeros((2, 4), dtype=np.float32))
+    assert not terminations.any()
+    envs.close()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_bad_thread_counts_are_refused(bad):
+    with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
+        gym.make_vec("HumanoidWBC-v0", num_envs=2, num_threads=bad)
+
+
+def test_sb3_threaded_vec_env_equals_dummy_vec_env():
+    """Bit for bit, with SB3's same-step autoreset and terminal observations, on 2 threads."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import ThreadedVecEnv
+
+    def fns():
+        return [lambda: gym.make("HumanoidWBC-v0", **HEAVY) for _ in range(3)]
+
+    dummy, threaded = DummyVecEnv(fns()), ThreadedVecEnv(fns(), num_threads=2)
+    for venv in (dummy, threaded):
+        venv.seed(21)
+    a, b = dummy.reset(), threaded.reset()
+    assert np.array_equal(a, b)
+    rng = np.random.default_rng(2)
+    dones_seen = 0
+    for _ in range(60):
+        actions = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+        for venv in (dummy, threaded):
+            venv.step_async(actions)
+        (obs_a, rew_a, done_a, info_a), (obs_b, rew_b, done_b, info_b) = dummy.step_wait(), threaded.step_wait()
+        assert np.array_equal(obs_a, obs_b) and np.array_equal(rew_a, rew_b) and np.array_equal(done_a, done_b)
+        for ia, ib, done in zip(info_a, info_b, done_a, strict=True):
+            if done:
+                dones_seen += 1
+                assert np.array_equal(ia["terminal_observation"], ib["terminal_observation"])
+                assert ia["TimeLimit.truncated"] == ib["TimeLimit.truncated"]
+    assert dones_seen > 0
+    threaded.close()

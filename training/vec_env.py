@@ -1,0 +1,71 @@
+"""A stable-baselines3 ``VecEnv`` whose envs step on a thread pool in one process.
+
+[`ThreadedVecEnv`][training.vec_env.ThreadedVecEnv] is SB3's ``DummyVecEnv`` (the same buffers,
+autoreset in the same step, ``infos[i]["terminal_observation"]`` and ``"TimeLimit.truncated"``,
+seeds ``seed + i``) with each vector step's env steps handed to ``num_threads`` threads. The envs'
+compiled physics-step loop releases the GIL (``humanoid_env.envs.physics_loop``), so two threads
+step two envs at once without ``SubprocVecEnv``'s processes, pipes and pickling; the results are
+those of ``DummyVecEnv`` bit for bit, at any thread count (``tests/test_vector_env.py``). An
+exception in one env's step ends that env's episode (done, ``info["error"]``), not the others'.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from copy import deepcopy
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+
+class ThreadedVecEnv(DummyVecEnv):
+    """``DummyVecEnv`` stepping its envs on ``num_threads`` threads (default: the CPUs this
+    process may use, at most the number of envs; 1: in the calling thread, as ``DummyVecEnv``)."""
+
+    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], num_threads: int | None = None):
+        super().__init__(list(env_fns))
+        if num_threads is None:
+            num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        if not (isinstance(num_threads, int) and not isinstance(num_threads, bool) and num_threads >= 1):
+            raise ValueError(f"num_threads must be an integer >= 1, got {num_threads!r}")
+        self.num_threads = min(num_threads, self.num_envs)
+        self._pool = ThreadPoolExecutor(self.num_threads, thread_name_prefix="sb3-env") if self.num_threads > 1 else None
+
+    def _step_one(self, env_idx: int) -> None:
+        """DummyVecEnv.step_wait's body for one env (each env writes its own buffer entries)."""
+        env = self.envs[env_idx]
+        try:
+            obs, self.buf_rews[env_idx], terminated, truncated, self.buf_infos[env_idx] = env.step(self.actions[env_idx])
+        except Exception as err:  # noqa: BLE001 - one env's failure ends its own episode only
+            obs, terminated, truncated = self._obs_of(env_idx), True, False
+            self.buf_rews[env_idx] = 0.0
+            self.buf_infos[env_idx] = {"error": f"{type(err).__name__}: {err}"}
+        self.buf_dones[env_idx] = terminated or truncated
+        self.buf_infos[env_idx]["TimeLimit.truncated"] = truncated and not terminated
+        if self.buf_dones[env_idx]:
+            self.buf_infos[env_idx]["terminal_observation"] = obs
+            obs, self.reset_infos[env_idx] = env.reset()
+        self._save_obs(env_idx, obs)
+
+    def _obs_of(self, env_idx: int):
+        """Env ``env_idx``'s last observation (a copy from the buffers)."""
+        if list(self.buf_obs) == [None]:  # a Box observation
+            return self.buf_obs[None][env_idx].copy()
+        return {key: buffer[env_idx].copy() for key, buffer in self.buf_obs.items()}
+
+    def step_wait(self):
+        if self._pool is None:
+            for env_idx in range(self.num_envs):
+                self._step_one(env_idx)
+        else:
+            list(self._pool.map(self._step_one, range(self.num_envs)))
+        return self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones), deepcopy(self.buf_infos)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        super().close()
