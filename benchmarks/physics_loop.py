@@ -173,7 +173,11 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
     result["speedup_compiled_over_python"] = {
         mode: result[f"{mode}_compiled"]["steps_per_s"] / result[f"{mode}_python"]["steps_per_s"] for mode in ("wbc", "torque")
     }
-    result["ticks"] = {"compiled_loop": stats(np.concatenate(ticks)), "python_loop": stats(python_ticks)}
+    compiled_ticks = np.concatenate(ticks)
+    result["ticks"] = {
+        "compiled_loop": {**stats(compiled_ticks), "count": int(compiled_ticks.size)},
+        "python_loop": {**stats(python_ticks), "count": len(python_ticks)},
+    }
     return result
 
 

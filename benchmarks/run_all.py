@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "scaling": ["--steps", "100"],
     "env_throughput": ["--block", "10", "--rounds", "2"],
     "env_overhead": ["--steps", "20"],
+    "physics_loop": ["--block", "10", "--rounds", "2", "--vector-block", "4", "--sizes", "2"],
 }
 #: the benchmarks that run the controller (their whole tick is summarised).
 WITH_TICKS = ("controller_step", "scaling", "env_throughput")

@@ -93,6 +93,18 @@ NB_MODULE(_physics, m) {
       "share_rows"_a,
       "k physics steps of the standing decoder (core/reference_stages.hpp); k = share_rows' size; the base one "
       "row (3) or k rows.");
+  m.def(
+      "pd_torques",
+      [](const Array<double>& target, const Array<double>& q, const Array<double>& qd, const Array<double>& kp,
+         const Array<double>& kd, const Array<double>& torque_max) {
+        const std::size_t na = target.size();
+        Eigen::VectorXd tau(static_cast<Eigen::Index>(na));
+        wbc::pd_torques(static_cast<int>(na), target.data(), sized("q", q, na), sized("qd", qd, na), sized("kp", kp, na),
+                        sized("kd", kd, na), sized("torque_max", torque_max, na), tau.data());
+        return tau;
+      },
+      "target"_a, "q"_a, "qd"_a, "kp"_a, "kd"_a, "torque_max"_a,
+      "PD torques (core/reference_stages.hpp): kp (target - q) - kd qd, clipped to +-torque_max [N m].");
   nb::enum_<LoopStop>(m, "LoopStop")
       .value("DONE", LoopStop::kDone)
       .value("NOT_SOLVED", LoopStop::kNotSolved)
@@ -180,6 +192,29 @@ NB_MODULE(_physics, m) {
           "torques"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 with the given torques (k, na) [N m] and pushes (the GIL released): "
           "(LoopStop, steps done).")
+      .def(
+          "run_pd",
+          [](PhysicsLoop& loop, const Array<double>& target, const Array<double>& kp, const Array<double>& kd,
+             const Array<double>& torque_max, const Array<double>& push, int first, int k, int warnings_at_reset) {
+            if (k < 0) value_error("k must be >= 0");
+            const std::size_t na = static_cast<std::size_t>(loop.na());
+            if (loop.q().size() != 7 + static_cast<Eigen::Index>(na) || loop.v().size() != 6 + static_cast<Eigen::Index>(na))
+              value_error("run_pd needs a layout of the free base and the na joints (q: 7 + na, v: 6 + na)");
+            wbc::PdGains pd{checked("target", target, {na}), checked("kp", kp, {na}), checked("kd", kd, {na}),
+                            checked("torque_max", torque_max, {na})};
+            const double* forces = checked("push", push, {static_cast<std::size_t>(k), 3});
+            LoopStop stop;
+            try {
+              nb::gil_scoped_release release;
+              stop = loop.run(nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd);
+            } catch (const std::invalid_argument& err) {
+              value_error(err.what());
+            }
+            return nb::make_tuple(stop, loop.steps_done());
+          },
+          "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] (the GIL "
+          "released): (LoopStop, steps done).")
       .def_prop_ro("tau", [](const PhysicsLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
       .def_prop_ro("tick_us", [](const PhysicsLoop& l) { return l.tick_us(); }, "Per step: the tick's wall time [us].")
       .def_prop_ro("solve_us", [](const PhysicsLoop& l) { return l.solve_us(); }, "Per step: the QP's solve time [us].")

@@ -80,7 +80,7 @@ bool PhysicsLoop::state_sound(int warnings_at_reset) const {
 }
 
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
-                          const double* push, int first, int k, int warnings_at_reset) {
+                          const double* push, int first, int k, int warnings_at_reset, const PdGains* pd) {
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
@@ -88,8 +88,8 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
       throw std::invalid_argument("the compiled loop does not run a controller with environment bodies");
     if (controller->nq() != q_.size() || controller->nv() != v_.size() || controller->na() != na())
       throw std::invalid_argument("the controller's sizes (nq, nv, na) do not match the loop's layout");
-  } else if (torques == nullptr) {
-    throw std::invalid_argument("a loop without a controller needs torques");
+  } else if (torques == nullptr && pd == nullptr) {
+    throw std::invalid_argument("a loop without a controller needs torques or PD gains");
   }
   reserve(k);
   status_.clear();
@@ -137,8 +137,14 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
       if (status_ != "solved") return LoopStop::kNotSolved;
       relaxed = controller->relaxed();
       tau = controller->tau().transpose();
-    } else {
+    } else if (torques != nullptr) {
       tau = Eigen::Map<const Eigen::RowVectorXd>(torques + static_cast<Eigen::Index>(na) * i, na);
+      tick_us_[i] = solve_us_[i] = 0.0;
+    } else {  // PD at this step's joint state
+      to_pinocchio();
+      Eigen::RowVectorXd row(na);
+      pd_torques(na, pd->target, q_.data() + 7, v_.data() + 6, pd->kp, pd->kd, pd->torque_max, row.data());
+      tau = row;
       tick_us_[i] = solve_us_[i] = 0.0;
     }
     if (!tau.allFinite()) return LoopStop::kNonFiniteTorques;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "controller.hpp"
+#include "reference_stages.hpp"
 
 namespace wbc {
 
@@ -38,6 +39,14 @@ enum class LoopStop : int {
   kNonFiniteTorques = 3,  // step `steps_done`'s torques are not finite: nothing was written
   kNonFiniteState = 4,    // step `steps_done - 1`'s mj_step made a non-finite state or a bad-state warning
   kInvalidState = 5,      // the controller rejected step `steps_done`'s state (Python's tick raises why)
+};
+
+/// PD control of the joints (the pd action mode): targets (na) [rad], gains (na), torque limits (na).
+struct PdGains {
+  const double* target = nullptr;
+  const double* kp = nullptr;
+  const double* kd = nullptr;
+  const double* torque_max = nullptr;
 };
 
 /// One env step's references per physics step (k rows each; nc contacts, nt frame tasks), row-major.
@@ -67,10 +76,11 @@ class PhysicsLoop {
   /// Run up to k physics steps from `first` (an index into the planned rows: `first` .. k-1).
   /// controller: the tick of each step, its references from `references` row by row; without one
   /// (nullptr), `torques` (k, na) [N m] row by row. `push` (k, 3) [N] world force on the push body.
-  /// `warnings_at_reset`: MuJoCo's bad-state warning count the episode started with.
+  /// `warnings_at_reset`: MuJoCo's bad-state warning count the episode started with. With `pd` (and
+  /// neither a controller nor torques), each step's torques are PD torques at that step's state.
   /// Returns why it stopped; steps_done() says how far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
-               int first, int k, int warnings_at_reset);
+               int first, int k, int warnings_at_reset, const PdGains* pd = nullptr);
 
   int steps_done() const { return steps_done_; }
   /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.

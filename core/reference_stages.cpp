@@ -62,4 +62,12 @@ void standing_rows(int k, const double* decoded_offset, double decoded_share, St
   }
 }
 
+void pd_torques(int na, const double* target, const double* q, const double* qd, const double* kp, const double* kd,
+                const double* torque_max, double* tau) {
+  for (int j = 0; j < na; ++j) {
+    const double t = kp[j] * (target[j] - q[j]) - kd[j] * qd[j];
+    tau[j] = std::min(std::max(t, -torque_max[j]), torque_max[j]);  // np.clip (finite values)
+  }
+}
+
 }  // namespace wbc

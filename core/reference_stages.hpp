@@ -33,4 +33,9 @@ void standing_rows(int k, const double* decoded_offset, double decoded_share, St
                    double max_offset_step, double max_share_step, double dt, int base_rows, const double* base_position,
                    const double* base_velocity, double* com_position, double* com_velocity, double* share_rows);
 
+/// PD torques of na joints (humanoid_env.envs.actuation.PDActuation): tau = kp (target - q) - kd qd,
+/// clipped to +-torque_max [N m].
+void pd_torques(int na, const double* target, const double* q, const double* qd, const double* kp, const double* kd,
+                const double* torque_max, double* tau);
+
 }  // namespace wbc

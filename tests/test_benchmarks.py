@@ -27,6 +27,7 @@ from benchmarks import (
     controller_step,
     env_overhead,
     env_throughput,
+    physics_loop,
     push_envelope,
     qp_backends,
     randomisation,
@@ -364,3 +365,22 @@ def test_randomised_policy_rolls_each_policy_out_once_per_setting_in_that_settin
     assert results["exact"]["falls"] == {"baseline": 2, "candidate": 2} and results["exact"]["wanted"] is True
     assert results["randomised_vs_shipped"]["wanted"] is None and results["exact_vs_nominal"]["baseline_policy"] == "nominal"
     assert set(json.loads((tmp_path / "r.json").read_text())["results"]["cells"]) == set(randomised_policy.CELLS)
+
+
+def test_physics_loop_times_every_compiled_loop_call_and_splits_the_limit(tmp_path):
+    """Tiny sizes, the real clock (no assertion on speed): every physics step of the limit's env
+    went through the timed compiled loop (rounds x block x frame_skip ticks timed in C++), the
+    Python loop's env timed its ticks too, and the limit is the sum of its two parts."""
+    out = tmp_path / "loop.json"
+    physics_loop.main(["--block", "3", "--rounds", "2", "--robots", "hubo_lite", "--vector-block", "2", "--sizes", "2", "--json", str(out)])
+    results = load(out)["results"]
+    row = results["single"]["hubo_lite"]
+    frame_skip = gym.make(ENV).unwrapped.frame_skip
+    assert row["ticks"]["compiled_loop"]["count"] == 2 * 3 * frame_skip
+    assert row["ticks"]["python_loop"]["count"] >= 2 * 3 * frame_skip  # and its warm-up's
+    limit = row["limit"]
+    assert limit["limit_us_per_env_step"] == pytest.approx(limit["loop_us_per_env_step"] + limit["hooks_us_per_env_step"], rel=1e-12)
+    assert positive(limit["loop_us_per_env_step"]) and positive(limit["hooks_us_per_env_step"])
+    for key in ("wbc_compiled", "wbc_python", "torque_compiled", "torque_python"):
+        assert positive(row[key]["steps_per_s"]) and len(row[key]["blocks"]) == 2
+    assert set(results["vector"]) == {"threaded_1t_n2", "threaded_2t_n2", "subproc_2w_n2", "dummy_n2", "ratios"}

@@ -50,12 +50,14 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
     [
         {},
         {"action_mode": "torque"},
+        {"action_mode": "pd"},
         {"robot": "g1"},
+        {"robot": "g1", "action_mode": "pd"},
         # heavy pushes: falls, resets, and ticks whose rigid-contact QP had no solution (relaxed)
         {"push_magnitude_n": (600.0, 1000.0), "push_interval_s": (0.2, 0.4), "push_duration_s": 0.2},
         {"randomise": "moderate", "frame_skip": 7},
     ],
-    ids=["balance", "torque", "g1", "heavy-pushes", "randomised-k7"],
+    ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7"],
 )
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
     python = rollout("python", 150, 3, **kwargs)
@@ -97,7 +99,6 @@ def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
     ("kwargs", "reason"),
     [
         ({"physics_loop": "python"}, "physics_loop='python'"),
-        ({"action_mode": "pd"}, "action_mode='pd'"),
         ({"estimation": "moderate"}, "estimation"),
         ({"contact_guard": True}, "contact guard"),
         ({"goal_follows_feet": True}, "command reads the state"),

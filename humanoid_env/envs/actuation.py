@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
+from humanoid_env import _physics
 from humanoid_env.robots import FEET
 from wbc_layer import QPSolveError, WholeBodyController
 from wbc_layer.contact_guard import ContactGuard
@@ -117,13 +118,17 @@ class PDActuation(Actuation):
         self.kp = config.pd_kp_per_nm * plant.torque_max
         self.kd = config.pd_kd_s * self.kp
 
+    def joint_targets(self, action: np.ndarray) -> np.ndarray:
+        """(na,) the joint targets of ``action`` [rad], clipped to the joint ranges."""
+        plant = self.plant
+        return np.clip(plant.q_home + action * self.scale, plant.joint_low, plant.joint_high)
+
     def torques(self, qpos: np.ndarray, qvel: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, str, float]:
         plant = self.plant
         q = qpos[plant.bridge.joint_qpos]
         qd = qvel[plant.bridge.joint_dof]
-        target = np.clip(plant.q_home + action * self.scale, plant.joint_low, plant.joint_high)
-        tau = self.kp * (target - q) - self.kd * qd
-        return np.clip(tau, -plant.torque_max, plant.torque_max), OFF, 0.0
+        # the compiled loop's PD (core/reference_stages.hpp), one physics step
+        return _physics.pd_torques(self.joint_targets(action), q, qd, self.kp, self.kd, plant.torque_max), OFF, 0.0
 
 
 class WbcActuation(Actuation):

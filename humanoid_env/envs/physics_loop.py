@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from humanoid_env.envs.actuation import TorqueActuation, WbcActuation
+from humanoid_env.envs.actuation import PDActuation, TorqueActuation, WbcActuation
 from humanoid_env.envs.plant import Plant
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer.compiled import CompiledTick
@@ -50,6 +50,7 @@ _ORIGINAL_MJ_STEP = mujoco.mj_step
 _PER_STEP_METHODS = {
     WbcActuation: ("compute", "torques", "update_references"),
     TorqueActuation: ("torques",),
+    PDActuation: ("torques",),
     WholeBodyController: ("compute",),
     CompiledTick: ("compute",),
     SimBridge: ("to_pinocchio", "torques_to_ctrl"),
@@ -82,10 +83,10 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
     if env.scenario is not None:
         return "a scripted scenario"
     actuation = env.actuation
-    if type(actuation) is TorqueActuation:
-        return None if not _replaced(actuation, TorqueActuation) else "the actuation's torques are replaced (an instrumented run)"
+    if type(actuation) in (TorqueActuation, PDActuation):
+        return None if not _replaced(actuation, type(actuation)) else "the actuation's torques are replaced (an instrumented run)"
     if type(actuation) is not WbcActuation:
-        return f"action_mode={actuation.mode!r}: its torques follow the state at every physics step"
+        return f"{type(actuation).__name__} has no compiled form"
     if _replaced(actuation, WbcActuation):
         return f"WbcActuation.{_replaced(actuation, WbcActuation)} is replaced (an instrumented run)"
     if actuation.guard is not None:
@@ -216,8 +217,10 @@ class CompiledPhysics:
                     wbc.plan_references(context, time, dt, action)
                     self._record(i, wbc.references)
                 time += dt
-        if wbc is None:
+        if type(actuation) is TorqueActuation:
             self.torques[:] = actuation.torques(None, None, action)[0]
+        elif type(actuation) is PDActuation:
+            self._pd = (actuation.joint_targets(action), actuation.kp, actuation.kd, plant.torque_max)
         warnings = plant._warning_counts
         ran = first = 0
         not_applied = None  # torques computed and not applied (non-finite)
@@ -329,6 +332,8 @@ class CompiledPhysics:
         np.multiply(1.0 - self.share, weight_n, out=self.force_target[:, right])
 
     def _run(self, loop, wbc: WbcActuation | None, first: int, k: int, warnings: int):
+        if type(self.env.actuation) is PDActuation:
+            return loop.run_pd(*self._pd, self.push, first, k, warnings)
         if wbc is None:
             return loop.run_torques(self.torques, self.push, first, k, warnings)
         return loop.run_controller(
