@@ -1,8 +1,8 @@
 """Issue 41's speed, side by side in one run: the compiled physics-step loop against the Python loop,
 its limit, and the vector envs.
 
-1. **One env** (``HumanoidWBC-v0``, Hubo-lite and the G1; random actions, resets counted): wbc and
-   torque mode, each with ``physics_loop="compiled"`` and ``"python"``, taking turns block by block
+1. **One env** (``HumanoidWBC-v0``, Hubo-lite and the G1; random actions, resets counted): wbc,
+   torque and pd mode, each with ``physics_loop="compiled"`` and ``"python"``, taking turns block by block
    (B env steps, R rounds); env steps/s per block, medians; the wbc/torque cost ratio.
 2. **The limit**: a further compiled wbc env of the same robot, its env step split into the
    compiled loop's call (ten ticks, ten ``mj_step``, the bridge and ``ctrl``: what no Python runs
@@ -10,7 +10,10 @@ its limit, and the vector envs.
    the hooks ``_check_action``, ``_observation``, ``_info``, the task's ``fallen``, ``terminated``,
    ``reward_terms``), each timed alone; the limit is their sum per env step, and the compiled
    env's share of it is ``limit / env step time``, resets excluded from both (random actions
-   topple the robot: a reset rebuilds the controller). Its ticks' times
+   topple the robot: a reset rebuilds the controller). Two figures: the limit against the
+   separately measured compiled env's step (two instances, two trajectories: their falls and
+   contact states differ), and the share of the limit env's own step time spent in the limit's
+   parts (one trajectory; its timers' overhead, a few us per env step, counted against it). Its ticks' times
    (``PhysicsLoop.tick_us``: each ``Controller::compute`` timed in C++) give the tick's median, p99
    and ticks over 1 ms per 10,000; beside them the same of the Python loop's ticks (its
    ``compute()`` through the Python wrapper, from a fifth env).
@@ -20,8 +23,9 @@ its limit, and the vector envs.
 
 Run it on an idle machine (nothing else running: two threads or processes need both cores).
 
-JSON: ``results = {"single": {robot: {"wbc_compiled", "wbc_python", "torque_compiled",
-"torque_python": {"steps_per_s", "blocks"}, "limit": {...}, "ticks": {...}}}, "vector": {...}}``.
+JSON: ``results = {"single": {robot: {"<mode>_<loop>": {"steps_per_s", "steps_per_s_without_resets",
+"blocks"}, "limit": {...}, "ticks": {...}, "wbc_cost_ratio", "speedup_compiled_over_python"}},
+"vector": {...}}``.
 
     python -m benchmarks.physics_loop [--block 200] [--rounds 5] [--vector-block 40] [--json PATH]
 """
@@ -83,7 +87,7 @@ class Charged:
 def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
     makers = {
         f"{mode}_{loop}": {"action_mode": mode, "physics_loop": loop}
-        for mode in ("wbc", "torque")
+        for mode in ("wbc", "torque", "pd")
         for loop in ("compiled", "python")
     }
     envs = {key: gym.make(ENV_ID, robot=robot, **kwargs) for key, kwargs in makers.items()}
@@ -95,11 +99,10 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
 
     def timed_run(self, loop, wbc, first, k, warnings):
         start = time.perf_counter()
-        try:
-            return original_run(self, loop, wbc, first, k, warnings)
-        finally:
-            loop_time.total += time.perf_counter() - start
-            ticks.append(np.array(loop.tick_us[first:k]))
+        stop, done = original_run(self, loop, wbc, first, k, warnings)
+        loop_time.total += time.perf_counter() - start
+        ticks.append(np.array(loop.tick_us[first:done]))  # the ticks this call ran
+        return stop, done
 
     # the Python loop's ticks through their Python wrapper (a sixth env: instrumenting runs Python)
     python_tick_env = gym.make(ENV_ID, robot=robot, physics_loop="python").unwrapped
@@ -146,6 +149,8 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
                 physics_loop.CompiledPhysics._run, mujoco.mj_forward = original_run, mj_forward
                 rates.setdefault("limit_loop_s", []).append(loop_time.total)
                 rates.setdefault("limit_hooks_s", []).append(hook_time.total)
+                # the share of the block's time (resets excluded) spent in the limit's parts
+                rates.setdefault("limit_share", []).append((loop_time.total + hook_time.total) * rate_without_resets / block)
     for env in everyone.values():
         env.close()
     result = {
@@ -166,12 +171,15 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
         "limit_us_per_env_step": limit_us,
         "limit_steps_per_s": 1e6 / limit_us,
         "wbc_compiled_share_of_limit": limit_us / wbc_step_us,
+        # the limit env's own env steps: the share of their time in the limit's parts (its timers'
+        # overhead counted against it); the figure above compares two instances' trajectories
+        "share_in_own_steps": float(np.median(rates["limit_share"])),
     }
     result["wbc_cost_ratio"] = {
         loop: result[f"torque_{loop}"]["steps_per_s"] / result[f"wbc_{loop}"]["steps_per_s"] for loop in ("compiled", "python")
     }
     result["speedup_compiled_over_python"] = {
-        mode: result[f"{mode}_compiled"]["steps_per_s"] / result[f"{mode}_python"]["steps_per_s"] for mode in ("wbc", "torque")
+        mode: result[f"{mode}_compiled"]["steps_per_s"] / result[f"{mode}_python"]["steps_per_s"] for mode in ("wbc", "torque", "pd")
     }
     compiled_ticks = np.concatenate(ticks)
     result["ticks"] = {
@@ -245,9 +253,10 @@ def main(argv: list[str] | None = None) -> dict:
         limit = row["limit"]
         print(f"{robot}: env steps/s (resets counted) wbc compiled {row['wbc_compiled']['steps_per_s']:.0f}, python {row['wbc_python']['steps_per_s']:.0f}; "
               f"torque compiled {row['torque_compiled']['steps_per_s']:.0f}, python {row['torque_python']['steps_per_s']:.0f}; "
+              f"pd compiled {row['pd_compiled']['steps_per_s']:.0f}, python {row['pd_python']['steps_per_s']:.0f}; "
               f"limit {limit['limit_steps_per_s']:.0f} (loop {limit['loop_us_per_env_step']:.0f} + once per env step {limit['hooks_us_per_env_step']:.0f} us), "
               f"compiled wbc without resets {row['wbc_compiled']['steps_per_s_without_resets']:.0f}: "
-              f"compiled wbc at {100 * limit['wbc_compiled_share_of_limit']:.0f} % of it; wbc/torque cost "
+              f"compiled wbc at {100 * limit['wbc_compiled_share_of_limit']:.0f} % of it ({100 * limit['share_in_own_steps']:.0f} % in the limit env's own steps); wbc/torque cost "
               f"{row['wbc_cost_ratio']['compiled']:.2f}x (python loop {row['wbc_cost_ratio']['python']:.2f}x)")  # fmt: skip
         ticks = row["ticks"]
         print(f"  ticks compiled loop: median {ticks['compiled_loop']['median_us']:.1f} us, p99 {ticks['compiled_loop']['p99_us']:.1f}, "

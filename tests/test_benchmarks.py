@@ -381,6 +381,6 @@ def test_physics_loop_times_every_compiled_loop_call_and_splits_the_limit(tmp_pa
     limit = row["limit"]
     assert limit["limit_us_per_env_step"] == pytest.approx(limit["loop_us_per_env_step"] + limit["hooks_us_per_env_step"], rel=1e-12)
     assert positive(limit["loop_us_per_env_step"]) and positive(limit["hooks_us_per_env_step"])
-    for key in ("wbc_compiled", "wbc_python", "torque_compiled", "torque_python"):
+    for key in ("wbc_compiled", "wbc_python", "torque_compiled", "torque_python", "pd_compiled", "pd_python"):
         assert positive(row[key]["steps_per_s"]) and len(row[key]["blocks"]) == 2
     assert set(results["vector"]) == {"threaded_1t_n2", "threaded_2t_n2", "subproc_2w_n2", "dummy_n2", "ratios"}
