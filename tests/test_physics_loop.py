@@ -112,12 +112,22 @@ def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and
     assert reason in env.physics_loop_obstacle
 
 
-@pytest.mark.parametrize(("env_id", "reason"), [("HumanoidWBCWall-v0", "HandForceLoop"), ("HumanoidWBCSeesaw-v0", "environment bodies")])
-def test_the_wall_and_seesaw_run_the_python_loop(env_id, reason):
-    env = gym.make(env_id).unwrapped
+@pytest.mark.parametrize(
+    ("env_id", "mode", "reason"),
+    [("HumanoidWBCWall-v0", "wbc", "HandForceLoop"), ("HumanoidWBCSeesaw-v0", "wbc", "environment bodies"),
+     ("HumanoidWBCSquare-v0", "torque", "command reads the state"), ("HumanoidWBCWall-v0", "torque", None),
+     ("HumanoidWBCSeesaw-v0", "pd", None)],
+)  # fmt: skip
+def test_what_runs_where_in_the_other_envs(env_id, mode, reason):
+    """The wall's and seesaw's wbc mode read the state within an env step (Python loop); their
+    torque and pd modes do not (compiled); the square's command says it may (Python in every mode)."""
+    env = gym.make(env_id, action_mode=mode).unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
-    assert reason in env.physics_loop_obstacle
+    if reason is None:
+        assert env.physics_loop_obstacle is None
+    else:
+        assert reason in env.physics_loop_obstacle
 
 
 def test_the_loop_refuses_what_does_not_fit_and_names_it():

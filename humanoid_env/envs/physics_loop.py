@@ -82,6 +82,8 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return "actuation delay"
     if env.scenario is not None:
         return "a scripted scenario"
+    if env.task.command_reads_state():
+        return "the task's command reads the state at every physics step"
     actuation = env.actuation
     if type(actuation) in (TorqueActuation, PDActuation):
         return None if not _replaced(actuation, type(actuation)) else "the actuation's torques are replaced (an instrumented run)"
@@ -93,8 +95,6 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return "the contact guard reads the contact forces at every physics step"
     if actuation.body_states is not None or actuation.on_result is not None:
         return "the task reads the controller's environment bodies or its results at every physics step"
-    if env.task.command_reads_state():
-        return "the task's command reads the state at every physics step"
     readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state]
     if readers:
         return f"reference stages that read the state: {readers}"
