@@ -51,6 +51,21 @@ auto sized(const char* what, const A& a, std::size_t size) {
   return a.data();
 }
 
+/// The loop with the Python objects of the MuJoCo model and data it steps, which it keeps alive.
+struct BoundLoop : PhysicsLoop {
+  BoundLoop(nb::object model_, nb::object data_, const mjModel* m, mjData* d, wbc::LoopLayout layout)
+      : PhysicsLoop(m, d, std::move(layout)), model(std::move(model_)), data(std::move(data_)) {}
+  nb::object model, data;
+};
+
+/// The C pointer behind a mujoco.MjModel or mujoco.MjData (TypeError for anything else).
+std::uintptr_t mujoco_address(const nb::handle& object, const char* type_name) {
+  const std::string name = nb::cast<std::string>(nb::getattr(nb::handle(object.type()), "__name__"));
+  if (name != type_name || !nb::hasattr(object, "_address"))
+    throw nb::type_error((std::string("expected a mujoco.") + type_name + ", got " + name).c_str());
+  return nb::cast<std::uintptr_t>(object.attr("_address"));
+}
+
 }  // namespace
 
 NB_MODULE(_physics, m) {
@@ -112,28 +127,31 @@ NB_MODULE(_physics, m) {
       .value("NON_FINITE_TORQUES", LoopStop::kNonFiniteTorques)
       .value("NON_FINITE_STATE", LoopStop::kNonFiniteState)
       .value("INVALID_STATE", LoopStop::kInvalidState);
-  nb::class_<PhysicsLoop>(m, "PhysicsLoop")
+  nb::class_<BoundLoop>(m, "PhysicsLoop")
       .def(
           "__init__",
-          [](PhysicsLoop* self, std::uintptr_t model, std::uintptr_t data, const std::vector<int>& q_from_qpos,
+          [](BoundLoop* self, nb::object model, nb::object data, const std::vector<int>& q_from_qpos,
              const std::vector<int>& v_from_qvel, int quaternion, const std::vector<int>& actuators,
              const Eigen::VectorXd& gear, const Eigen::VectorXd& ctrl_min, const Eigen::VectorXd& ctrl_max,
              int push_body) {
+            const auto* m = reinterpret_cast<const mjModel*>(mujoco_address(model, "MjModel"));
+            auto* d = reinterpret_cast<mjData*>(mujoco_address(data, "MjData"));
+            if (d->nbuffer == 0 || m->nq != nb::cast<int>(data.attr("qpos").attr("size")))
+              value_error("data is not an MjData of this model (its qpos does not have the model's nq entries)");
             wbc::LoopLayout layout{q_from_qpos, v_from_qvel, quaternion, actuators, gear, ctrl_min, ctrl_max, push_body};
             try {
-              new (self) PhysicsLoop(reinterpret_cast<const mjModel*>(model), reinterpret_cast<mjData*>(data),
-                                     std::move(layout));
+              new (self) BoundLoop(model, data, m, d, std::move(layout));
             } catch (const std::invalid_argument& err) {
               value_error(err.what());
             }
           },
-          "model_address"_a, "data_address"_a, "q_from_qpos"_a, "v_from_qvel"_a, "quaternion"_a, "actuators"_a,
-          "gear"_a, "ctrl_min"_a, "ctrl_max"_a, "push_body"_a,
-          "A loop over MuJoCo's model and data at these addresses (MjModel._address, MjData._address; the "
-          "caller keeps them alive), with the robot's layout from humanoid_env.sim_bridge.SimBridge.")
+          "model"_a, "data"_a, "q_from_qpos"_a, "v_from_qvel"_a, "quaternion"_a, "actuators"_a, "gear"_a, "ctrl_min"_a,
+          "ctrl_max"_a, "push_body"_a,
+          "A loop over a mujoco.MjModel and an MjData of it (kept alive by the loop), with the robot's layout "
+          "from humanoid_env.sim_bridge.SimBridge.")
       .def(
           "run_controller",
-          [](PhysicsLoop& loop, Controller& controller, const Array<double>& com_position, const Array<double>& com_velocity,
+          [](BoundLoop& loop, Controller& controller, const Array<double>& com_position, const Array<double>& com_velocity,
              const Array<double>& com_acceleration, const Array<bool>& active, const Array<double>& min_normal_force,
              const Array<double>& max_normal_force, const Array<bool>& track_force, const Array<double>& force_target,
              const Array<double>& force_weight, const std::vector<int>& frame_tasks, const Array<bool>& frame_active,
@@ -174,7 +192,7 @@ NB_MODULE(_physics, m) {
           "(the GIL released): (LoopStop, steps done).")
       .def(
           "run_torques",
-          [](PhysicsLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,
+          [](BoundLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,
              int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k);
@@ -194,7 +212,7 @@ NB_MODULE(_physics, m) {
           "(LoopStop, steps done).")
       .def(
           "run_pd",
-          [](PhysicsLoop& loop, const Array<double>& target, const Array<double>& kp, const Array<double>& kd,
+          [](BoundLoop& loop, const Array<double>& target, const Array<double>& kp, const Array<double>& kd,
              const Array<double>& torque_max, const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t na = static_cast<std::size_t>(loop.na());
@@ -215,11 +233,13 @@ NB_MODULE(_physics, m) {
           "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] (the GIL "
           "released): (LoopStop, steps done).")
-      .def_prop_ro("tau", [](const PhysicsLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
-      .def_prop_ro("tick_us", [](const PhysicsLoop& l) { return l.tick_us(); }, "Per step: the tick's wall time [us].")
-      .def_prop_ro("solve_us", [](const PhysicsLoop& l) { return l.solve_us(); }, "Per step: the QP's solve time [us].")
-      .def_prop_ro("q", [](const PhysicsLoop& l) { return l.q(); }, "The last tick's pinocchio q.")
-      .def_prop_ro("v", [](const PhysicsLoop& l) { return l.v(); }, "The last tick's pinocchio v.")
-      .def_prop_ro("status", &PhysicsLoop::status, "The status of the tick that stopped the loop.")
-      .def_prop_ro("error", &PhysicsLoop::error, "Why the controller rejected the state (INVALID_STATE).");
+      .def_ro("model", &BoundLoop::model, "The mujoco.MjModel the loop steps.")
+      .def_ro("data", &BoundLoop::data, "The mujoco.MjData the loop steps.")
+      .def_prop_ro("tau", [](const BoundLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
+      .def_prop_ro("tick_us", [](const BoundLoop& l) { return l.tick_us(); }, "Per step: the tick's wall time [us].")
+      .def_prop_ro("solve_us", [](const BoundLoop& l) { return l.solve_us(); }, "Per step: the QP's solve time [us].")
+      .def_prop_ro("q", [](const BoundLoop& l) { return l.q(); }, "The last tick's pinocchio q.")
+      .def_prop_ro("v", [](const BoundLoop& l) { return l.v(); }, "The last tick's pinocchio v.")
+      .def_prop_ro("status", [](const BoundLoop& l) { return l.status(); }, "The status of the tick that stopped the loop.")
+      .def_prop_ro("error", [](const BoundLoop& l) { return l.error(); }, "Why the controller rejected the state (INVALID_STATE).");
 }

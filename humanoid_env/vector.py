@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from copy import deepcopy
 from typing import Any
 
 import gymnasium as gym
@@ -130,8 +131,6 @@ class ThreadedVectorEnv(SyncVectorEnv):
         return self._copied(self._observations), infos
 
     def _copied(self, observations):
-        from copy import deepcopy
-
         return deepcopy(observations) if self.copy else observations
 
     def close_extras(self, **kwargs: Any) -> None:

@@ -134,9 +134,17 @@ def test_the_loop_refuses_what_does_not_fit_and_names_it():
     env = gym.make("HumanoidWBC-v0").unwrapped
     env.reset(seed=0)
     plant, bridge = env.plant, env.plant.bridge
-    args = [plant.model._address, plant.data._address, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(), bridge.root_qpos + 3,
+    args = [plant.model, plant.data, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(), bridge.root_qpos + 3,
             bridge.actuator_ids.tolist(), bridge.gear, bridge.ctrl_min, bridge.ctrl_max, plant.push_body]  # fmt: skip
     loop = _physics.PhysicsLoop(*args)
+    assert loop.model is plant.model and loop.data is plant.data  # held: they outlive the loop's use
+    with pytest.raises(TypeError, match="expected a mujoco.MjModel, got int"):
+        _physics.PhysicsLoop(plant.model._address, *args[1:])
+    with pytest.raises(TypeError, match="expected a mujoco.MjData, got MjModel"):
+        _physics.PhysicsLoop(plant.model, plant.model, *args[2:])
+    other = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
+    with pytest.raises(ValueError, match="not an MjData of this model"):
+        _physics.PhysicsLoop(plant.model, mujoco.MjData(other), *args[2:])
     bad = list(args)
     bad[5] = [plant.model.nu + 3] * len(bridge.actuator_ids)
     with pytest.raises(ValueError, match="actuator .* outside ctrl"):
@@ -174,7 +182,7 @@ def test_an_env_copy_makes_its_own_loop():
         a = env.step(np.full(4, -0.2))[0]
         b = twin.step(np.full(4, -0.2))[0]
         assert np.array_equal(a, b)
-    assert env.data._address != twin.data._address and compiled_loop_obstacle(twin) is None
+    assert twin._compiled_physics._loop.data is twin.data is not env.data and compiled_loop_obstacle(twin) is None
 
 
 @pytest.mark.parametrize(

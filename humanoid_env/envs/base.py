@@ -505,7 +505,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             self.actuation.controller.check_copyable()
         state = self.__dict__.copy()
         state["_renderer"] = None
-        state["_compiled_physics"] = None  # holds the addresses of this env's MuJoCo data: made anew
+        state["_compiled_physics"] = None  # its loop holds this env's MuJoCo objects: a copy makes its own
         return state
 
     # -- input checks ---------------------------------------------------------------------

@@ -11,11 +11,12 @@ released. What needs Python inside an env step stops the loop at that step and r
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
 
+The action modes: wbc (the controller's tick), torque (the action's torques) and pd (PD torques
+at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
 runs the Python loop instead (``physics_loop="python"``, a part that reads the state within an env
-step: a contact guard, a force loop, a scenario, estimation, actuation delay; the pd action mode;
-an instrumented tick). Both loops give the same trajectories bit for bit
-(``tests/test_physics_loop.py``).
+step: a contact guard, a force loop, a scenario, estimation, actuation delay; an instrumented
+tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 
 from __future__ import annotations
@@ -120,23 +121,20 @@ class CompiledPhysics:
     def __init__(self, env: HumanoidWBCBaseEnv):
         self.env = env
         self._loop = None
-        self._loop_of: tuple[int, int] | None = None
         self._rows = -1
         self._layout_of = None
 
     # -- buffers -------------------------------------------------------------------------------
     def _physics_loop(self):
         plant = self.env.plant
-        key = (plant.model._address, plant.data._address)
-        if self._loop_of != key:
+        loop = self._loop
+        if loop is None or loop.model is not plant.model or loop.data is not plant.data:
             bridge = plant.bridge
-            self._loop = _physics.PhysicsLoop(
-                plant.model._address, plant.data._address, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(),
-                bridge.root_qpos + 3, bridge.actuator_ids.tolist(), bridge.gear, bridge.ctrl_min, bridge.ctrl_max,
-                plant.push_body,
+            self._loop = loop = _physics.PhysicsLoop(
+                plant.model, plant.data, bridge.q_from_qpos.tolist(), bridge.dofs.tolist(), bridge.root_qpos + 3,
+                bridge.actuator_ids.tolist(), bridge.gear, bridge.ctrl_min, bridge.ctrl_max, plant.push_body,
             )  # fmt: skip
-            self._loop_of = key
-        return self._loop
+        return loop
 
     def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
         """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
@@ -274,7 +272,7 @@ class CompiledPhysics:
         """Whether the env step's references are the gliding CoM target and the standing decoder
         alone (the balance task's), which run in C++ for all its physics steps at once."""
         command = task.command
-        if not task.command_glides or command.com_target.segment is not None or command._shift is not None:
+        if not task.command_glides or command.follows_segment():
             return False
         if wbc is None:
             return True

@@ -66,6 +66,10 @@ class Command:
                 self.com_target.velocity[:] = 0.0
             self._shift = None
 
+    def follows_segment(self) -> bool:
+        """Whether the CoM target follows a segment now (a shift after a step)."""
+        return self.com_target.segment is not None or self._shift is not None
+
     def shift(self, delta: np.ndarray, time: float, duration_s: float) -> None:
         """Move the CoM goal by ``delta`` (3,) [m] at once and the CoM target by as much along a
         minimum-jerk segment from ``time`` over ``duration_s`` [s] (the support moved: a step)."""
