@@ -1,4 +1,4 @@
-"""An env step's physics steps in compiled code (``humanoid_env._physics``, ``core/physics_loop.hpp``).
+"""An env step's physics steps in compiled code (``core/physics_loop.hpp``, built into the env package).
 
 The env's Python loop runs, at every physics step, the task's command, the push schedule, the
 reference stages and their writes into the controller, the MuJoCo -> pinocchio bridge, the tick,
