@@ -1,7 +1,8 @@
 # Quick start: `make setup` (.venv with everything, once; each step printed with its time), `make test`
 # (set up + tests, the docs' strict build among them), `make train` (set up +
 # default training/eval), `make docs` (the documentation site into site/); `make bench-placo` (our tick
-# against PlaCo's on the G1, PlaCo in .venv-placo).
+# against PlaCo's on the G1, PlaCo in .venv-placo), `make bench-envpool` (EnvPool's Humanoid beside our
+# torque-mode env, EnvPool in .venv-envpool).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,7 @@ STAMP := $(VENV)/.installed
 BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite eiquadprog cmeel-eigen mujoco
 CXX ?= c++
 
-.PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock
+.PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock bench-envpool
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +75,22 @@ placo-venv: $(PLACO_STAMP)
 bench-placo: $(STAMP) $(PLACO_STAMP)
 	$(PY) -m benchmarks.placo_g1 --placo-python $(PLACO_PY)
 
+# EnvPool (C++ envs with their own MuJoCo), the outside anchor benchmarks/envpool_anchor.py runs beside
+# our torque-mode env, in a virtualenv of its own (its exact versions: benchmarks/envpool-constraints.txt).
+# Neither setup nor test needs it.
+ENVPOOL_VENV := .venv-envpool
+ENVPOOL_PY := $(ENVPOOL_VENV)/bin/python
+ENVPOOL_STAMP := $(ENVPOOL_VENV)/.installed
+ENVPOOL_CONSTRAINTS := benchmarks/envpool-constraints.txt
+
+$(ENVPOOL_STAMP): $(ENVPOOL_CONSTRAINTS)
+	$(PYTHON) -m venv $(ENVPOOL_VENV)
+	$(ENVPOOL_PY) -m pip install -q -c $(ENVPOOL_CONSTRAINTS) envpool==1.2.5
+	touch $(ENVPOOL_STAMP)
+
+bench-envpool: $(STAMP) $(ENVPOOL_STAMP)
+	$(PY) -m benchmarks.envpool_anchor --envpool-python $(ENVPOOL_PY)
+
 # Rebuild benchmarks/placo-constraints.txt from a fresh venv (its comment lines kept), then `make placo-venv`.
 PLACO_LOCK_VENV := /tmp/humanoid-wbc-placo-lock-venv
 placo-lock:
@@ -85,7 +102,7 @@ placo-lock:
 	rm -rf $(PLACO_LOCK_VENV)
 
 clean:
-	rm -rf $(VENV) $(PLACO_VENV) runs .pytest_cache build site
+	rm -rf $(VENV) $(PLACO_VENV) $(ENVPOOL_VENV) runs .pytest_cache build site
 
 # Rebuild constraints.txt from a fresh venv: newest versions within pyproject.toml's ranges (torch
 # kept at 2.13.0, the CPU build), the file's comment lines kept. Then `make test`.

@@ -27,6 +27,7 @@ from benchmarks import (
     controller_step,
     env_overhead,
     env_throughput,
+    envpool_anchor,
     physics_loop,
     push_envelope,
     qp_backends,
@@ -384,3 +385,12 @@ def test_physics_loop_times_every_compiled_loop_call_and_splits_the_limit(tmp_pa
     for key in ("wbc_compiled", "wbc_python", "torque_compiled", "torque_python", "pd_compiled", "pd_python"):
         assert positive(row[key]["steps_per_s"]) and len(row[key]["blocks"]) == 2
     assert set(results["vector"]) == {"threaded_1t_n2", "threaded_2t_n2", "subproc_2w_n2", "dummy_n2", "ratios"}
+
+
+def test_envpool_anchor_says_when_its_python_has_no_envpool(tmp_path):
+    """The project's own Python has no envpool: the worker stops, and the benchmark says where."""
+    import sys
+
+    with pytest.raises(RuntimeError, match="the EnvPool worker .* stopped: is envpool 1.2.5 installed there"):
+        envpool_anchor.main(["--envpool-python", sys.executable, "--seconds", "0.01", "--rounds", "1", "--robots", "hubo_lite",
+                             "--json", str(tmp_path / "anchor.json")])  # fmt: skip
