@@ -34,6 +34,30 @@ RESULTS = Path(__file__).resolve().parent / "results"
 RECORDING_PUSH_INTERVAL_S = (0.5, 1.0)
 
 
+#: The env's once-per-env-step methods (the benchmarks' "hooks"): part (``"env"``: the unwrapped
+#: env's shell, ``"task"``: its task) -> method names.
+ENV_STEP_HOOKS = {"env": ("_check_action", "_observation", "_info"), "task": ("fallen", "terminated", "reward_terms")}
+
+
+def timed(function, total: list[float], calls: list[int] | None = None, samples: list[float] | None = None):
+    """``function`` with each call's wall time [s] added to ``total[0]`` (and appended to
+    ``samples``), its calls counted in ``calls[0]``."""
+
+    def timed_function(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            elapsed = time.perf_counter() - start
+            total[0] += elapsed
+            if calls is not None:
+                calls[0] += 1
+            if samples is not None:
+                samples.append(elapsed)
+
+    return timed_function
+
+
 def registered_env_ids() -> list[str]:
     """The ids of :data:`ENV_IDS` that ``import humanoid_env`` registered."""
     return [env_id for env_id in ENV_IDS if env_id in gym.registry]

@@ -36,12 +36,11 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, registered_env_ids, write_json
+from benchmarks.common import ENV_STEP_HOOKS, RESULTS, machine, registered_env_ids, timed, write_json
 
 PARTS = ("env_step", "tick", "mujoco", "env_step_hooks", "python_per_physics_step")
-#: The env's once-per-env-step methods (timed as ``env_step_hooks``): part (``"env"``: the unwrapped
-#: env's shell, ``"task"``: its task) -> method names.
-HOOKS = {"env": ("_check_action", "_observation", "_info"), "task": ("fallen", "terminated", "reward_terms")}
+#: The env's once-per-env-step methods (timed as ``env_step_hooks``).
+HOOKS = ENV_STEP_HOOKS
 
 
 def core_compute(core, *args):
@@ -69,19 +68,6 @@ class TimedCore:
         return value
 
 
-def _timed(function, total: list[float], calls: list[int] | None = None):
-    def timed(*args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            total[0] += time.perf_counter() - start
-            if calls is not None:
-                calls[0] += 1
-
-    return timed
-
-
 def measure(env_id: str, steps: int, actions: str, seed: int) -> dict:
     """Time ``steps`` env steps of ``env_id`` (wbc mode, compiled): per-step parts [s] -> stats."""
     env = gym.make(env_id, action_mode="wbc", wbc_backend="compiled")
@@ -96,7 +82,7 @@ def measure(env_id: str, steps: int, actions: str, seed: int) -> dict:
     for part, names in HOOKS.items():
         owner = base if part == "env" else base.task
         for name in names:
-            setattr(owner, name, _timed(getattr(owner, name), hooks))
+            setattr(owner, name, timed(getattr(owner, name), hooks))
 
     def wrap_core() -> None:
         base.controller.compiled.core = TimedCore(base.controller.compiled.core, tick)
@@ -106,7 +92,7 @@ def measure(env_id: str, steps: int, actions: str, seed: int) -> dict:
         env.step(action())
     wrap_core()
     mj_step, mj_forward = mujoco.mj_step, mujoco.mj_forward
-    mujoco.mj_step, mujoco.mj_forward = _timed(mj_step, mj, mj_steps), _timed(mj_forward, mj)
+    mujoco.mj_step, mujoco.mj_forward = timed(mj_step, mj, mj_steps), timed(mj_forward, mj)
     samples: dict[str, list[float]] = {part: [] for part in PARTS}
     physics_steps = resets = 0
     clock = time.perf_counter
@@ -126,7 +112,7 @@ def measure(env_id: str, steps: int, actions: str, seed: int) -> dict:
             if terminated or truncated:
                 mujoco.mj_step, mujoco.mj_forward = mj_step, mj_forward  # resets are not timed
                 env.reset()
-                mujoco.mj_step, mujoco.mj_forward = _timed(mj_step, mj, mj_steps), _timed(mj_forward, mj)
+                mujoco.mj_step, mujoco.mj_forward = timed(mj_step, mj, mj_steps), timed(mj_forward, mj)
                 wrap_core()
                 resets += 1
     finally:

@@ -31,7 +31,7 @@ from functools import partial
 import gymnasium as gym
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, registered_env_ids, write_json
+from benchmarks.common import RESULTS, machine, registered_env_ids, timed, write_json
 
 MODES = ("wbc", "torque")
 BACKENDS = ("compiled",)
@@ -63,17 +63,7 @@ def time_compute(env) -> list[float]:
     """Accumulate the wall time [s] of ``env``'s WBC ticks (its wbc actuation's ``compute``: the
     controller's ``compute()``) in the returned one-element list; ``env`` unwrapped."""
     total = [0.0]
-    actuation = env.actuation
-    compute = actuation.compute
-
-    def timed_compute(q, v, body_states=None):
-        start = time.perf_counter()
-        try:
-            return compute(q, v, body_states)
-        finally:
-            total[0] += time.perf_counter() - start
-
-    actuation.compute = timed_compute
+    env.actuation.compute = timed(env.actuation.compute, total)
     return total
 
 

@@ -39,16 +39,13 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, stats, write_json
+from benchmarks.common import ENV_STEP_HOOKS, RESULTS, machine, stats, timed, write_json
 from humanoid_env.envs import physics_loop
 
 ENV_ID = "HumanoidWBC-v0"
 ROBOTS = ("hubo_lite", "g1")
-HOOKS = {
-    "env": ("_check_action", "_observation", "_info"),
-    "task": ("fallen", "terminated", "reward_terms"),
-    "plant": ("contact_forces",),
-}
+#: The once-per-env-step methods timed with the limit: the hooks and the contact sensing.
+HOOKS = {**ENV_STEP_HOOKS, "plant": ("contact_forces",)}
 
 
 def step_block(env, steps: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -65,25 +62,6 @@ def step_block(env, steps: int, rng: np.random.Generator) -> tuple[float, float]
     return steps / elapsed, steps / (elapsed - reset_s)
 
 
-class Charged:
-    """Wraps methods of objects, adding each call's wall time to ``total`` [s]."""
-
-    def __init__(self):
-        self.total = 0.0
-
-    def wrap(self, owner, name: str) -> None:
-        function = getattr(owner, name)
-
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return function(*args, **kwargs)
-            finally:
-                self.total += time.perf_counter() - start
-
-        setattr(owner, name, timed)
-
-
 def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
     makers = {
         f"{mode}_{loop}": {"action_mode": mode, "physics_loop": loop}
@@ -93,42 +71,27 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
     envs = {key: gym.make(ENV_ID, robot=robot, **kwargs) for key, kwargs in makers.items()}
     # the limit's env: its compiled loop's calls and its hooks timed alone
     limit_env = gym.make(ENV_ID, robot=robot).unwrapped
-    loop_time, hook_time = Charged(), Charged()
+    loop_time, hook_time = [0.0], [0.0]  # [s], within the current block
     original_run = physics_loop.CompiledPhysics._run
     ticks: list[np.ndarray] = []
 
     def timed_run(self, loop, wbc, first, k, warnings):
         start = time.perf_counter()
         stop, done = original_run(self, loop, wbc, first, k, warnings)
-        loop_time.total += time.perf_counter() - start
+        loop_time[0] += time.perf_counter() - start
         ticks.append(np.array(loop.tick_us[first:done]))  # the ticks this call ran
         return stop, done
 
     # the Python loop's ticks through their Python wrapper (a sixth env: instrumenting runs Python)
     python_tick_env = gym.make(ENV_ID, robot=robot, physics_loop="python").unwrapped
-    python_ticks: list[float] = []
+    python_ticks: list[float] = []  # [s]
     actuation = python_tick_env.actuation
-    compute = actuation.compute
-
-    def timed_compute(q, v, body_states=None):
-        start = time.perf_counter()
-        try:
-            return compute(q, v, body_states)
-        finally:
-            python_ticks.append(1e6 * (time.perf_counter() - start))
-
-    actuation.compute = timed_compute
+    actuation.compute = timed(actuation.compute, [0.0], samples=python_ticks)
     for part, owner in (("env", limit_env), ("task", limit_env.task), ("plant", limit_env.plant)):
         for name in HOOKS[part]:
-            hook_time.wrap(owner, name)
+            setattr(owner, name, timed(getattr(owner, name), hook_time))
     mj_forward = mujoco.mj_forward
-
-    def timed_forward(*args):
-        start = time.perf_counter()
-        try:
-            return mj_forward(*args)
-        finally:
-            hook_time.total += time.perf_counter() - start
+    timed_forward = timed(mj_forward, hook_time)
 
     rngs = {key: np.random.default_rng(seed) for key in [*envs, "limit", "python_ticks"]}
     everyone = {**envs, "limit": limit_env, "python_ticks": python_tick_env}
@@ -141,16 +104,16 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
         for key, env in everyone.items():
             if key == "limit":  # (a reset inside the block charges its mj_forward: a few per block)
                 physics_loop.CompiledPhysics._run, mujoco.mj_forward = timed_run, timed_forward
-                loop_time.total = hook_time.total = 0.0
+                loop_time[0] = hook_time[0] = 0.0
             rate, rate_without_resets = step_block(env, block, rngs[key])
             rates[key].append(rate)
             rates_without_resets[key].append(rate_without_resets)
             if key == "limit":
                 physics_loop.CompiledPhysics._run, mujoco.mj_forward = original_run, mj_forward
-                rates.setdefault("limit_loop_s", []).append(loop_time.total)
-                rates.setdefault("limit_hooks_s", []).append(hook_time.total)
+                rates.setdefault("limit_loop_s", []).append(loop_time[0])
+                rates.setdefault("limit_hooks_s", []).append(hook_time[0])
                 # the share of the block's time (resets excluded) spent in the limit's parts
-                rates.setdefault("limit_share", []).append((loop_time.total + hook_time.total) * rate_without_resets / block)
+                rates.setdefault("limit_share", []).append((loop_time[0] + hook_time[0]) * rate_without_resets / block)
     for env in everyone.values():
         env.close()
     result = {
@@ -184,7 +147,7 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
     compiled_ticks = np.concatenate(ticks)
     result["ticks"] = {
         "compiled_loop": {**stats(compiled_ticks), "count": int(compiled_ticks.size)},
-        "python_loop": {**stats(python_ticks), "count": len(python_ticks)},
+        "python_loop": {**stats(1e6 * np.asarray(python_ticks)), "count": len(python_ticks)},
     }
     return result
 

@@ -58,6 +58,20 @@ struct BoundLoop : PhysicsLoop {
   nb::object model, data;
 };
 
+/// loop.run with the GIL released: (LoopStop, steps done); its std::invalid_argument as ValueError.
+nb::tuple run_released(BoundLoop& loop, Controller* controller, const wbc::PlannedReferences* references,
+                       const double* torques, const double* push, int first, int k, int warnings_at_reset,
+                       const wbc::PdGains* pd = nullptr) {
+  LoopStop stop;
+  try {
+    nb::gil_scoped_release release;
+    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd);
+  } catch (const std::invalid_argument& err) {
+    value_error(err.what());
+  }
+  return nb::make_tuple(stop, loop.steps_done());
+}
+
 /// The C pointer behind a mujoco.MjModel or mujoco.MjData (TypeError for anything else).
 std::uintptr_t mujoco_address(const nb::handle& object, const char* type_name) {
   const std::string name = nb::cast<std::string>(nb::getattr(nb::handle(object.type()), "__name__"));
@@ -176,14 +190,7 @@ NB_MODULE(_physics, m) {
             r.frame_position = checked("frame_position", frame_position, {rows, nt, 3});
             r.frame_velocity = checked("frame_velocity", frame_velocity, {rows, nt, 3});
             const double* forces = checked("push", push, {rows, 3});
-            LoopStop stop;
-            try {
-              nb::gil_scoped_release release;
-              stop = loop.run(&controller, &r, nullptr, forces, first, k, warnings_at_reset);
-            } catch (const std::invalid_argument& err) {
-              value_error(err.what());
-            }
-            return nb::make_tuple(stop, loop.steps_done());
+            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
@@ -198,14 +205,7 @@ NB_MODULE(_physics, m) {
             const std::size_t rows = static_cast<std::size_t>(k);
             const double* tau = checked("torques", torques, {rows, static_cast<std::size_t>(loop.na())});
             const double* forces = checked("push", push, {rows, 3});
-            LoopStop stop;
-            try {
-              nb::gil_scoped_release release;
-              stop = loop.run(nullptr, nullptr, tau, forces, first, k, warnings_at_reset);
-            } catch (const std::invalid_argument& err) {
-              value_error(err.what());
-            }
-            return nb::make_tuple(stop, loop.steps_done());
+            return run_released(loop, nullptr, nullptr, tau, forces, first, k, warnings_at_reset);
           },
           "torques"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 with the given torques (k, na) [N m] and pushes (the GIL released): "
@@ -221,14 +221,7 @@ NB_MODULE(_physics, m) {
             wbc::PdGains pd{checked("target", target, {na}), checked("kp", kp, {na}), checked("kd", kd, {na}),
                             checked("torque_max", torque_max, {na})};
             const double* forces = checked("push", push, {static_cast<std::size_t>(k), 3});
-            LoopStop stop;
-            try {
-              nb::gil_scoped_release release;
-              stop = loop.run(nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd);
-            } catch (const std::invalid_argument& err) {
-              value_error(err.what());
-            }
-            return nb::make_tuple(stop, loop.steps_done());
+            return run_released(loop, nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd);
           },
           "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] (the GIL "

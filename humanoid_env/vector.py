@@ -31,11 +31,17 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import concatenate, iterate
 
-__all__ = ["ThreadedVectorEnv", "make_threaded_vector_env"]
+__all__ = ["ThreadedVectorEnv", "make_threaded_vector_env", "thread_count"]
 
 
-def _default_threads(num_envs: int) -> int:
-    return max(1, min(num_envs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+def thread_count(num_threads: int | None, num_envs: int) -> int:
+    """The threads that step ``num_envs`` envs: ``num_threads`` (an integer >= 1; ``ValueError``
+    otherwise) or, for None, the CPUs this process may use; at most ``num_envs``."""
+    if num_threads is None:
+        num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if not (isinstance(num_threads, int) and not isinstance(num_threads, bool) and num_threads >= 1):
+        raise ValueError(f"num_threads must be an integer >= 1, got {num_threads!r}")
+    return min(num_threads, num_envs)
 
 
 class ThreadedVectorEnv(SyncVectorEnv):
@@ -58,10 +64,7 @@ class ThreadedVectorEnv(SyncVectorEnv):
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
     ):
         super().__init__(env_fns, copy=copy, autoreset_mode=autoreset_mode)
-        threads = _default_threads(self.num_envs) if num_threads is None else num_threads
-        if not (isinstance(threads, int) and not isinstance(threads, bool) and threads >= 1):
-            raise ValueError(f"num_threads must be an integer >= 1, got {num_threads!r}")
-        self.num_threads = min(threads, self.num_envs)
+        self.num_threads = thread_count(num_threads, self.num_envs)
         self._pool = ThreadPoolExecutor(self.num_threads, thread_name_prefix="humanoid-wbc-env") if self.num_threads > 1 else None
 
     def _map(self, function, *iterables) -> list:

@@ -11,7 +11,6 @@ exception in one env's step ends that env's episode (done, ``info["error"]``), n
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from copy import deepcopy
@@ -20,6 +19,8 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from humanoid_env.vector import thread_count
+
 
 class ThreadedVecEnv(DummyVecEnv):
     """``DummyVecEnv`` stepping its envs on ``num_threads`` threads (default: the CPUs this
@@ -27,11 +28,7 @@ class ThreadedVecEnv(DummyVecEnv):
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], num_threads: int | None = None):
         super().__init__(list(env_fns))
-        if num_threads is None:
-            num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        if not (isinstance(num_threads, int) and not isinstance(num_threads, bool) and num_threads >= 1):
-            raise ValueError(f"num_threads must be an integer >= 1, got {num_threads!r}")
-        self.num_threads = min(num_threads, self.num_envs)
+        self.num_threads = thread_count(num_threads, self.num_envs)
         self._pool = ThreadPoolExecutor(self.num_threads, thread_name_prefix="sb3-env") if self.num_threads > 1 else None
 
     def _step_one(self, env_idx: int) -> None:

@@ -51,6 +51,7 @@ from wbc_layer.contacts import Contact
 from wbc_layer.errors import ConfigError, InvalidStateError, QPSolveError
 from wbc_layer.problem import build_core, describe, task_kind
 from wbc_layer.qp import DaqpSolver, QPProblem
+from wbc_layer.result import contact_slack_norm
 from wbc_layer.tasks import (
     AngularMomentumTask,
     BodyRestTask,
@@ -336,7 +337,7 @@ class CompiledTick:
 
     def relaxed_slack_norm(self) -> float:
         """``WBCResult.contact_slack_norm`` of the last tick, when it was relaxed."""
-        return max((float(np.linalg.norm(r)) for r in self.contact_slack().values()), default=0.0)
+        return contact_slack_norm(self.contact_slack())
 
     def uses_python_rows(self) -> bool:
         """Whether a tick needs Python before the core's call (rows tasks, user contacts or

@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def contact_slack_norm(contact_slack: dict[str, np.ndarray]) -> float:
+    """Largest norm of a contact's acceleration residual in ``contact_slack`` (0.0 when empty)."""
+    return max((float(np.linalg.norm(r)) for r in contact_slack.values()), default=0.0)
+
+
 @dataclass(frozen=True)
 class WBCResult:
     """One solve of the whole-body QP.
@@ -60,4 +65,4 @@ class WBCResult:
     @property
     def contact_slack_norm(self) -> float:
         """Largest norm of a contact's acceleration residual (0.0 when not relaxed)."""
-        return max((float(np.linalg.norm(r)) for r in self.contact_slack.values()), default=0.0)
+        return contact_slack_norm(self.contact_slack)

@@ -173,14 +173,7 @@ class CompiledPhysics:
         com[0, i] = references.com.position
         com[1, i] = references.com.velocity
         com[2, i] = references.com.acceleration
-        for c, entry in enumerate(self.contact_entries):
-            self.active[i, c] = entry.active
-            self.min_normal_force[i, c] = entry.min_normal_force
-            self.max_normal_force[i, c] = entry.max_normal_force
-            target = entry.force_target
-            self.track_force[i, c] = target is not None
-            self.force_target[i, c] = 0.0 if target is None else target
-            self.force_weight[i, c] = -1.0 if entry.force_weight is None else entry.force_weight
+        self._record_contacts(i)
         if self.frame_names:
             tasks = references.tasks
             for t, name in enumerate(self.frame_names):
@@ -188,6 +181,17 @@ class CompiledPhysics:
                 self.frame_active[i, t] = entry.active
                 self.frame_position[i, t] = entry.point.position
                 self.frame_velocity[i, t] = entry.point.velocity
+
+    def _record_contacts(self, rows: int | slice) -> None:
+        """The contacts' references as they are now into ``rows`` of the buffers (a row, or all)."""
+        for c, entry in enumerate(self.contact_entries):
+            self.active[rows, c] = entry.active
+            self.min_normal_force[rows, c] = entry.min_normal_force
+            self.max_normal_force[rows, c] = entry.max_normal_force
+            target = entry.force_target
+            self.track_force[rows, c] = target is not None
+            self.force_target[rows, c] = 0.0 if target is None else target
+            self.force_weight[rows, c] = -1.0 if entry.force_weight is None else entry.force_weight
 
     # -- an env step -----------------------------------------------------------------------------
     def physics_steps(self, action: np.ndarray, statuses: list[str], solve_times: list[float]) -> float:
@@ -317,13 +321,7 @@ class CompiledPhysics:
             references.contacts[name].track(target_n, weight)
         references.evaluate(last)  # (no segment: it sets the references' time)
         # Rows: the contacts' activity and bounds as they stand, the feet's force targets per step.
-        for c, entry in enumerate(self.contact_entries):
-            self.active[:, c] = entry.active
-            self.min_normal_force[:, c] = entry.min_normal_force
-            self.max_normal_force[:, c] = entry.max_normal_force
-            self.track_force[:, c] = entry.force_target is not None
-            self.force_target[:, c] = 0.0 if entry.force_target is None else entry.force_target
-            self.force_weight[:, c] = -1.0 if entry.force_weight is None else entry.force_weight
+        self._record_contacts(slice(None))
         left, right = self.feet
         weight_n = standing.weight_n
         np.multiply(self.share, weight_n, out=self.force_target[:, left])
