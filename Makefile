@@ -2,7 +2,8 @@
 # (set up + tests, the docs' strict build among them), `make train` (set up +
 # default training/eval), `make docs` (the documentation site into site/); `make bench-placo` (our tick
 # against PlaCo's on the G1, PlaCo in .venv-placo), `make bench-envpool` (EnvPool's Humanoid beside our
-# torque-mode env, EnvPool in .venv-envpool).
+# torque-mode env, EnvPool in .venv-envpool), `make bench-tsid` (our tick against TSID's and PlaCo's
+# in one run, TSID in .venv-tsid).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -13,7 +14,7 @@ STAMP := $(VENV)/.installed
 BUILD_REQUIRES := scikit-build-core nanobind pin proxsuite eiquadprog cmeel-eigen mujoco
 CXX ?= c++
 
-.PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock bench-envpool
+.PHONY: setup test train docs lint bench clean lock placo-venv bench-placo placo-lock bench-envpool tsid-venv bench-tsid
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +91,26 @@ $(ENVPOOL_STAMP): $(ENVPOOL_CONSTRAINTS)
 
 bench-envpool: $(STAMP) $(ENVPOOL_STAMP)
 	$(PY) -m benchmarks.envpool_anchor --envpool-python $(ENVPOOL_PY)
+
+# TSID, the second peer benchmarks/placo_g1.py times (beside PlaCo, in the same run), in a virtualenv of
+# its own: libtsid 1.10.0 has no wheel, so pip builds it from source (4-20 min on 2 cores) against
+# pin==4.0.0 (against 4.1.0 its RobotWrapper corrupts the heap); benchmarks/tsid-constraints.txt holds
+# the exact versions and is the build's PIP_CONSTRAINT too. The worker runs with OMP_NUM_THREADS=1.
+# Neither setup nor test needs it.
+TSID_VENV := .venv-tsid
+TSID_PY := $(TSID_VENV)/bin/python
+TSID_STAMP := $(TSID_VENV)/.installed
+TSID_CONSTRAINTS := benchmarks/tsid-constraints.txt
+
+$(TSID_STAMP): $(TSID_CONSTRAINTS)
+	$(PYTHON) -m venv $(TSID_VENV)
+	PIP_CONSTRAINT=$(abspath $(TSID_CONSTRAINTS)) CMEEL_RUN_TESTS=OFF $(TSID_PY) -m pip install -q --no-cache-dir tsid==1.10.0 numpy
+	touch $(TSID_STAMP)
+
+tsid-venv: $(TSID_STAMP)
+
+bench-tsid: $(STAMP) $(PLACO_STAMP) $(TSID_STAMP)
+	$(PY) -m benchmarks.placo_g1 --placo-python $(PLACO_PY) --tsid-python $(TSID_PY) --json benchmarks/results/peers_g1.json
 
 # Rebuild benchmarks/placo-constraints.txt from a fresh venv (its comment lines kept), then `make placo-venv`.
 PLACO_LOCK_VENV := /tmp/humanoid-wbc-placo-lock-venv

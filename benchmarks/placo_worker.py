@@ -2,7 +2,7 @@
 
 Runs in ``.venv-placo`` (``make placo-venv``: PlaCo 0.10.2 pins ``pin==3.8.0``; ours is 4.1.0),
 started by ``benchmarks.placo_g1``; it reads messages on stdin and answers on stdout
-(:mod:`placo_protocol`). Nothing here imports the project: the robot (a URDF text) and the
+(:mod:`worker_protocol`). Nothing here imports the project: the robot (a URDF text) and the
 problem's settings arrive in the ``setup`` message. Commands (field ``cmd``):
 
 - ``setup``: builds ``placo.RobotWrapper`` from the URDF text and the solver (below); answers
@@ -45,7 +45,7 @@ from importlib import metadata
 
 import numpy as np
 import placo
-from placo_protocol import read_message, write_message
+from worker_protocol import read_message, write_message
 
 
 def _version(name: str) -> str | None:

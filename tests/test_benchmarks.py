@@ -29,6 +29,7 @@ from benchmarks import (
     env_throughput,
     envpool_anchor,
     physics_loop,
+    ppo_share,
     push_envelope,
     qp_backends,
     randomisation,
@@ -394,3 +395,18 @@ def test_envpool_anchor_says_when_its_python_has_no_envpool(tmp_path):
     with pytest.raises(RuntimeError, match="the EnvPool worker .* stopped: is envpool 1.2.5 installed there"):
         envpool_anchor.main(["--envpool-python", sys.executable, "--seconds", "0.01", "--rounds", "1", "--robots", "hubo_lite",
                              "--json", str(tmp_path / "anchor.json")])  # fmt: skip
+
+
+def test_ppo_share_splits_each_run_into_env_policy_and_update_time(tmp_path):
+    """Tiny PPO runs (one 64-step rollout, one epoch), the real clock (no assertion on speed): each
+    run did the steps asked, its env time lies inside its rollout time, and rollout plus update lie
+    inside the run's wall time."""
+    out = tmp_path / "ppo.json"
+    ppo_share.main(["--timesteps", "64", "--rounds", "1", "--vec-envs", "dummy", "threads",
+                    "--params", "n_steps=32", "batch_size=32", "n_epochs=1", "--json", str(out)])  # fmt: skip
+    results = load(out)["results"]
+    assert set(results["runs"]) == {"dummy", "threads"}
+    for (run,) in results["runs"].values():
+        assert run["steps"] == 64 and run["updates"] == 1
+        assert 0 < run["env_s"] <= run["rollout_s"] and 0 < run["update_s"]
+        assert run["rollout_s"] + run["update_s"] <= run["learn_s"] <= run["wall_s"]

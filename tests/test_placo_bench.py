@@ -1,6 +1,7 @@
-"""The pure logic of ``benchmarks.placo_g1`` that needs no PlaCo: the worker's framing, the URDF
-PlaCo reads (our sites as fixed frames), the joint-order map, the problem's settings and the
-state recorder. The benchmark itself (PlaCo in ``.venv-placo``) is not a test.
+"""The pure logic of ``benchmarks.placo_g1`` that needs neither PlaCo nor TSID: the workers'
+framing, the URDF the peers read (our sites as fixed frames), the joint-order map, the problem's
+settings, the peers' descriptions and the state recorder. The benchmark itself (PlaCo in
+``.venv-placo``, TSID in ``.venv-tsid``) is not a test.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pinocchio as pin
 import pytest
 
 from benchmarks import placo_g1
-from benchmarks.placo_protocol import MAX_HEADER_BYTES, ProtocolError, encode, read_message, write_message
+from benchmarks.worker_protocol import MAX_HEADER_BYTES, ProtocolError, encode, read_message, write_message
 from humanoid_env.robots.g1_model import g1_mjcf_path, g1_urdf_path
 from wbc_layer import RobotModel
 
@@ -129,19 +130,38 @@ def test_joint_order_maps_states_and_torques_both_ways():
         placo_g1.JointOrder(ours, ["a", "b", "d"])
 
 
-def test_placo_problem_poses_our_contacts_and_gains(robot):
+def test_peer_problem_poses_our_contacts_and_gains(robot):
     config = placo_g1.g1_controller_config()
-    problem = placo_g1.placo_problem(config, robot, np.array([0.0, 0.0, 0.6]))
+    problem = placo_g1.peer_problem(config, robot, np.array([0.0, 0.0, 0.6]))
     left = problem["contacts"][0]
     foot = config.contacts[0]
     assert left["frame"] == "left_sole" and left["length"] == 2 * foot.half_length
     assert left["mu"] == pytest.approx(0.7 * math.cos(math.pi / 4))  # our inscribed 4-facet pyramid
     assert left["kd"] == config.contact_damping and left["weight_forces"] == config.force_regularisation
+    assert (left["min_force"], left["max_force"]) == (foot.min_normal_force, foot.max_normal_force)  # TSID's rows
     assert problem["com"] == {"target": [0.0, 0.0, 0.6], "kp": 30.0, "kd": 11.0, "weight": 1000.0}
     assert list(problem["posture"]["targets"]) == list(robot.joint_names)
     assert problem["torque_cost"] == 0.0 and problem["torque_limits"]
     with pytest.raises(ValueError, match="4-facet"):
-        placo_g1.placo_problem(config.with_overrides(friction_facets=6), robot, np.zeros(3))
+        placo_g1.peer_problem(config.with_overrides(friction_facets=6), robot, np.zeros(3))
+
+
+def test_each_peer_names_its_four_timed_parts_and_tsid_runs_on_one_openmp_thread():
+    assert set(placo_g1.PEERS) == {"placo", "tsid"}
+    for peer in placo_g1.PEERS.values():
+        assert len(peer.parts) == 4 and (placo_g1.HERE / peer.script).is_file()
+        assert peer.mismatches and peer.venv_target.startswith("make ")
+    # libtsid links OpenMP: without one thread its tick swings between 0.1 and 12 ms
+    assert dict(placo_g1.TSID.environment) == {"OMP_NUM_THREADS": "1"}
+
+
+def test_a_missing_peer_interpreter_names_the_make_target_and_none_leaves_a_peer_out(tmp_path):
+    with pytest.raises(FileNotFoundError, match="make tsid-venv"):
+        placo_g1.Worker(placo_g1.TSID, tmp_path / "no-python")
+    assert placo_g1.optional_python("none") is None and placo_g1.optional_python("NONE") is None
+    assert placo_g1.optional_python("x/bin/python") == placo_g1.Path("x/bin/python")
+    with pytest.raises(SystemExit):  # no peer at all is refused before any recording
+        placo_g1.main(["--placo-python", "none"])
 
 
 # -- the recorded states --------------------------------------------------------------------

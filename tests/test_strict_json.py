@@ -128,7 +128,7 @@ def test_benchmark_records_are_strict_json(tmp_path):
 
 #: Files allowed to call json.dumps / json.dump themselves: the strict writer, and the PlaCo wire
 #: protocol (a pipe between two virtualenvs, not a file; its worker cannot import ``training``).
-OWN_JSON_WRITERS = {"training/jsonio.py", "benchmarks/placo_protocol.py"}
+OWN_JSON_WRITERS = {"training/jsonio.py", "benchmarks/worker_protocol.py"}
 
 
 def test_every_json_writer_goes_through_the_strict_helper():

@@ -127,6 +127,8 @@ def test_value_types_are_checked_and_yaml_floats_read(tmp_path):
     config = resolve_config("ppo", ENV, path)
     assert config["learning_rate"] == pytest.approx(3e-4)  # NOTE: plain yaml.safe_load reads "3e-4"
     assert config["timesteps"] == 10_000 and isinstance(config["timesteps"], int)
+    with pytest.raises(ConfigError, match="vec_env must be one of subprocess, threads, got 'ray'"):
+        resolve_config("ppo", ENV, None, {"vec_env": "ray"})
     with pytest.raises(ConfigError, match="n_envs must be an integer >= 1"):
         resolve_config("ppo", ENV, None, {"n_envs": 0})
     with pytest.raises(ConfigError, match="gamma must be a number"):

@@ -4,6 +4,8 @@ seeding per env, and one env's failure ending only its own episode."""
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -87,7 +89,8 @@ def test_bad_thread_counts_are_refused(bad):
 
 
 def test_sb3_threaded_vec_env_equals_dummy_vec_env():
-    """Bit for bit, with SB3's same-step autoreset and terminal observations, on 2 threads."""
+    """Bit for bit, with SB3's same-step autoreset and terminal observations, on 2 threads; rewards
+    as DummyVecEnv's once rounded to its float32 (ThreadedVecEnv keeps SubprocVecEnv's float64)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.vec_env import ThreadedVecEnv
@@ -107,7 +110,9 @@ def test_sb3_threaded_vec_env_equals_dummy_vec_env():
         for venv in (dummy, threaded):
             venv.step_async(actions)
         (obs_a, rew_a, done_a, info_a), (obs_b, rew_b, done_b, info_b) = dummy.step_wait(), threaded.step_wait()
-        assert np.array_equal(obs_a, obs_b) and np.array_equal(rew_a, rew_b) and np.array_equal(done_a, done_b)
+        assert rew_a.dtype == np.float32 and rew_b.dtype == np.float64
+        assert np.array_equal(obs_a, obs_b) and np.array_equal(rew_a, rew_b.astype(np.float32))
+        assert np.array_equal(done_a, done_b)
         for ia, ib, done in zip(info_a, info_b, done_a, strict=True):
             if done:
                 dones_seen += 1
@@ -115,3 +120,57 @@ def test_sb3_threaded_vec_env_equals_dummy_vec_env():
                 assert ia["TimeLimit.truncated"] == ib["TimeLimit.truncated"]
     assert dones_seen > 0
     threaded.close()
+
+
+def test_training_steps_the_same_trajectories_on_each_of_its_vec_envs():
+    """training.train's vec_env setting changes how the envs run, not what the algorithm sees:
+    SubprocVecEnv and the threaded VecEnv give the same observations, rewards (float64 both, and so
+    the same VecNormalize reward scaling) and dones bit for bit, through autoresets."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from training.config import VEC_ENVS
+    from training.train import make_vec_env
+    from training.vec_env import ThreadedVecEnv
+
+    records, kinds = {}, {"subprocess": SubprocVecEnv, "threads": ThreadedVecEnv}
+    for kind in VEC_ENVS:
+        venv = make_vec_env("HumanoidWBC-v0", HEAVY, 2, kind=kind)
+        assert type(venv) is kinds[kind]
+        venv.seed(5)
+        record = [venv.reset()]
+        rng = np.random.default_rng(3)
+        for _ in range(60):  # both envs' first episodes end by step 53 (autoreset in both)
+            obs, rewards, dones, _ = venv.step(rng.uniform(-1, 1, (2, 4)).astype(np.float32))
+            assert rewards.dtype == np.float64
+            record += [obs, rewards, dones]
+        venv.close()
+        records[kind] = record
+    assert np.any(records["threads"][3::3], axis=0).all()  # each env's episode ended: autoreset exercised
+    pairs = zip(records["subprocess"], records["threads"], strict=True)
+    assert all(np.array_equal(a, b) for a, b in pairs)
+    assert type(make_vec_env("HumanoidWBC-v0", {}, 1, kind="threads")) is DummyVecEnv  # one env: no pool
+    with pytest.raises(ValueError, match="vec_env must be one of subprocess, threads; got 'dummy'"):
+        make_vec_env("HumanoidWBC-v0", {}, 2, kind="dummy")
+
+
+def test_sb3_threaded_vec_env_ends_a_failing_env_s_episode_and_warns_once():
+    from training.vec_env import ThreadedVecEnv
+
+    venv = ThreadedVecEnv([lambda: gym.make("HumanoidWBC-v0") for _ in range(2)], num_threads=2)
+    venv.seed(0)
+    venv.reset()
+    broken = venv.envs[1]
+
+    def fail(action):
+        raise ValueError("a broken env")
+
+    broken.step = fail
+    with pytest.warns(RuntimeWarning, match=r"env 1 raised ValueError: a broken env; its episode ended"):
+        _, _, dones, infos = venv.step(np.zeros((2, 4), dtype=np.float32))
+    assert dones.tolist() == [False, True] and infos[1]["error"] == "ValueError: a broken env"
+    assert "terminal_observation" in infos[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the second failure of the same env: no second warning
+        _, _, dones, _ = venv.step(np.zeros((2, 4), dtype=np.float32))
+    assert dones.tolist() == [False, True]
+    venv.close()

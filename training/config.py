@@ -32,6 +32,13 @@ import humanoid_env  # noqa: F401  (registers the environments, whose ids the YA
 from humanoid_env.registry import TASKS
 
 ALGOS = ("ppo", "sac")
+#: How ``n_envs > 1`` envs are stepped (the ``vec_env`` setting): ``subprocess`` (SB3's
+#: ``SubprocVecEnv``, one process per env) or ``threads`` ([`ThreadedVecEnv`][training.vec_env.ThreadedVecEnv]:
+#: one process, the envs' compiled physics loops on a thread each). Both hand the algorithm the same
+#: observations, float64 rewards and dones bit for bit; which is faster: ``docs/speed.md``.
+VEC_ENVS = ("subprocess", "threads")
+#: Settings that change how a run is executed, not what it computes: a resumed run may change them.
+EXECUTION_KEYS = ("vec_env",)
 #: Keys merged key by key along the precedence chain instead of being replaced.
 MERGED_KEYS = ("env_kwargs", "policy_kwargs")
 #: ``policy_kwargs`` entries accepted per algorithm (``activation_fn`` is a name from
@@ -46,7 +53,11 @@ ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 #: Keys every algorithm has: budget, parallelism, normalisation, env, evaluation, checkpoints.
 _COMMON: dict[str, Any] = {
     "timesteps": 1_000_000,  # total env steps (all envs together)
-    "n_envs": 2,  # parallel envs (SubprocVecEnv when > 1)
+    "n_envs": 2,  # parallel envs
+    # How they are stepped: one of VEC_ENVS; threads: 1.04x and 1.40x SubprocVecEnv's PPO steps/s in model.learn,
+    # 1.13x and 1.52x over a 16k-step run with its start-up, in two runs (benchmarks.ppo_share, docs/speed.md);
+    # the same run bit for bit.
+    "vec_env": "threads",
     "normalize": True,  # VecNormalize observations and rewards
     "norm_obs": True,
     "norm_reward": True,
@@ -96,6 +107,7 @@ _ALGO_DEFAULTS["sac"]["policy_kwargs"] = {"net_arch": [256, 256]}
 RUNNER_KEYS = (
     "timesteps",
     "n_envs",
+    "vec_env",
     "normalize",
     "norm_obs",
     "norm_reward",
@@ -335,6 +347,8 @@ def _check_values(config: dict[str, Any], algo: str) -> None:
     if target_kl is not None and not (_is_number(target_kl) and target_kl in POSITIVE):
         raise ConfigError(f"target_kl must be null or a number > 0 (finite), got {target_kl!r}")
     _check_ent_coef(config.get("ent_coef", 0.0), algo)
+    if config["vec_env"] not in VEC_ENVS:
+        raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {config['vec_env']!r}")
     for key in ("normalize", "norm_obs", "norm_reward"):
         if not isinstance(config[key], bool):
             raise ConfigError(f"{key} must be true or false, got {config[key]!r}")

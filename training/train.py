@@ -71,7 +71,16 @@ import gymnasium as gym
 
 import humanoid_env  # noqa: F401  (registers the environments, also in SubprocVecEnv workers)
 from training import jsonio
-from training.config import ALGOS, ConfigError, algo_kwargs, check_env_id, parse_key_values, resolve_config
+from training.config import (
+    ALGOS,
+    EXECUTION_KEYS,
+    VEC_ENVS,
+    ConfigError,
+    algo_kwargs,
+    check_env_id,
+    parse_key_values,
+    resolve_config,
+)
 from training.provenance import provenance
 from training.ray_sweep import TrainRun, add_ray_arguments, check_ray_arguments, sweep_exit_code
 from training.run_folder import (
@@ -116,18 +125,23 @@ def make_vec_env(
     env_kwargs: dict[str, Any],
     n_envs: int,
     monitor_dir: Path | None = None,
-    subprocess: bool = True,
+    kind: str = "subprocess",
 ):
-    """``n_envs`` copies of the env: a SubprocVecEnv when ``n_envs > 1`` and ``subprocess``, else a DummyVecEnv."""
+    """``n_envs`` copies of the env, stepped as ``kind`` says (one of [`VEC_ENVS`][training.config.VEC_ENVS]; one
+    env is always a ``DummyVecEnv``, as before the setting existed)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from training.vec_env import ThreadedVecEnv
+
+    if kind not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}; got {kind!r}")
     fns = [
         functools.partial(make_env, env_id, env_kwargs, str(monitor_dir / str(rank)) if monitor_dir else None)
         for rank in range(n_envs)
     ]
-    if n_envs > 1 and subprocess:
-        return SubprocVecEnv(fns)
-    return DummyVecEnv(fns)
+    if n_envs == 1:
+        return DummyVecEnv(fns)
+    return SubprocVecEnv(fns) if kind == "subprocess" else ThreadedVecEnv(fns)
 
 
 def _callbacks(
@@ -313,7 +327,7 @@ def train(
     run_provenance = provenance()  # the tree as training starts
     env_kwargs = dict(config["env_kwargs"])
     monitor_dir = run_dir / "monitor" / (f"from_{resume.steps}" if resume is not None else "")
-    venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=monitor_dir)
+    venv = make_vec_env(env_id, env_kwargs, config["n_envs"], monitor_dir=monitor_dir, kind=config["vec_env"])
     eval_env = None
     if config["eval_freq"] > 0:
         eval_env = make_vec_env(env_id, env_kwargs, 1)
@@ -410,7 +424,11 @@ def resume_point(run_dir: Path, env_id: str, algo: str, seed: int, config: dict[
     theirs = {key: saved.get(key) for key in mine}
     if theirs != mine:
         raise ConfigError(f"--resume {run_dir}: that run is {theirs}, this command {mine}")
-    differ = sorted(k for k in set(config) | set(saved["config"]) if config.get(k) != saved["config"].get(k))
+    differ = sorted(
+        k
+        for k in set(config) | set(saved["config"])
+        if k not in EXECUTION_KEYS and config.get(k) != saved["config"].get(k)
+    )
     if differ:
         raise ConfigError(
             f"--resume {run_dir}: settings differ from the run's config.yaml: "

@@ -4,13 +4,19 @@
 autoreset in the same step, ``infos[i]["terminal_observation"]`` and ``"TimeLimit.truncated"``,
 seeds ``seed + i``) with each vector step's env steps handed to ``num_threads`` threads. The envs'
 compiled physics-step loop releases the GIL (``humanoid_env.envs.physics_loop``), so two threads
-step two envs at once without ``SubprocVecEnv``'s processes, pipes and pickling; the results are
-those of ``DummyVecEnv`` bit for bit, at any thread count (``tests/test_vector_env.py``). An
-exception in one env's step ends that env's episode (done, ``info["error"]``), not the others'.
+step two envs at once without ``SubprocVecEnv``'s processes, pipes and pickling. Its results are
+those of ``DummyVecEnv`` bit for bit at any thread count, except that rewards stay float64, as
+``SubprocVecEnv`` returns them (``DummyVecEnv`` rounds them to float32, which VecNormalize's reward
+scaling then sees): a run on ``ThreadedVecEnv`` is a run on ``SubprocVecEnv`` bit for bit
+(``tests/test_vector_env.py``). An
+exception in one env's step ends that env's episode (done, ``info["error"]``), not the others',
+and the first one of each env is also issued as a ``RuntimeWarning`` (SB3 reads no ``info["error"]``:
+a training run on an env that keeps failing would otherwise see only short episodes).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from copy import deepcopy
@@ -28,8 +34,10 @@ class ThreadedVecEnv(DummyVecEnv):
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], num_threads: int | None = None):
         super().__init__(list(env_fns))
+        self.buf_rews = np.zeros(self.num_envs, dtype=np.float64)  # as SubprocVecEnv's (DummyVecEnv's: float32)
         self.num_threads = thread_count(num_threads, self.num_envs)
         self._pool = ThreadPoolExecutor(self.num_threads, thread_name_prefix="sb3-env") if self.num_threads > 1 else None
+        self._warned = [False] * self.num_envs
 
     def _step_one(self, env_idx: int) -> None:
         """DummyVecEnv.step_wait's body for one env (each env writes its own buffer entries)."""
@@ -40,6 +48,14 @@ class ThreadedVecEnv(DummyVecEnv):
             obs, terminated, truncated = self._obs_of(env_idx), True, False
             self.buf_rews[env_idx] = 0.0
             self.buf_infos[env_idx] = {"error": f"{type(err).__name__}: {err}"}
+            if not self._warned[env_idx]:
+                self._warned[env_idx] = True
+                warnings.warn(
+                    f"env {env_idx} raised {type(err).__name__}: {err}; its episode ended (info['error']; "
+                    "warned once per env)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         self.buf_dones[env_idx] = terminated or truncated
         self.buf_infos[env_idx]["TimeLimit.truncated"] = truncated and not terminated
         if self.buf_dones[env_idx]:

@@ -1,9 +1,11 @@
-"""Framing between ``benchmarks.placo_g1`` and its PlaCo worker (``benchmarks/placo_worker.py``).
+"""Framing between ``benchmarks.placo_g1`` and its workers (``benchmarks/placo_worker.py``,
+``benchmarks/tsid_worker.py``).
 
-The worker runs in another virtualenv (``.venv-placo``: PlaCo pins ``pin==3.8.0``, ours
-``pin==4.1.0``), so this module needs only the standard library and numpy, and both sides
-import it: ours as ``benchmarks.placo_protocol``, the worker as ``placo_protocol`` (its own
-folder is on its ``sys.path``).
+Each worker runs in its own virtualenv (``.venv-placo``: PlaCo pins ``pin==3.8.0``;
+``.venv-tsid``: TSID is built against ``pin==4.0.0``; ours is ``pin==4.1.0``), so this module
+needs only the standard library and numpy, and both sides import it: ours as
+``benchmarks.worker_protocol``, a worker as ``worker_protocol`` (its own folder is on its
+``sys.path``).
 
 A message is a dict of JSON values and numpy arrays. On the wire (a binary pipe)::
 
