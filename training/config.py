@@ -54,8 +54,8 @@ ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 _COMMON: dict[str, Any] = {
     "timesteps": 1_000_000,  # total env steps (all envs together)
     "n_envs": 2,  # parallel envs
-    # How they are stepped: one of VEC_ENVS; threads: 1.04x and 1.40x SubprocVecEnv's PPO steps/s in model.learn,
-    # 1.13x and 1.52x over a 16k-step run with its start-up, in two runs (benchmarks.ppo_share, docs/speed.md);
+    # How they are stepped: one of VEC_ENVS; threads: 1.04-1.40x SubprocVecEnv's PPO steps/s in model.learn,
+    # 1.13-1.52x over a 16k-step run with its start-up, in three runs (benchmarks.ppo_share, docs/speed.md);
     # the same run bit for bit.
     "vec_env": "threads",
     "normalize": True,  # VecNormalize observations and rewards

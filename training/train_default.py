@@ -1,10 +1,10 @@
 """``make train``: a short PPO run on HumanoidWBC-v0, then its evaluation beside the nominal controller.
 
-Budget: [`TIMESTEPS`][training.train_default.TIMESTEPS] env steps with 2 envs: training and evaluation take about 4.5 minutes
-on 2 idle CPU cores (262 s on a fresh clone beside a CI run, 2026-12-01), several times that on
+Budget: [`TIMESTEPS`][training.train_default.TIMESTEPS] env steps with 2 envs: training and evaluation take about 3-4.5 minutes
+on 2 CPU cores (192 s on a fresh clone after its CI run, 2026-12-04; 262 s beside one, 2026-12-01), several times that on
 a machine others are using (issue 42: 31 min in all, setup included). Setup before the first
 run: 5 min 18 s on a fresh clone, 2026-12-02, load average 3-6.5, 3 min 42 s of it compiling the
-controller core (docs/install.md). PPO with 2 envs trains at about 720 steps/s (the compiled controller tick with eiquadprog on
+controller core (docs/install.md). PPO with 2 envs trains at about 900 steps/s (the envs on threads, the compiled controller tick with eiquadprog on
 the reduced QP, ``target_kl``'s shorter updates). The evaluation pairs 10 episodes of the trained
 policy with 10 of the nominal controller on the same seeds and judges them with the shipped
 balance policy's claim (see [`TIMESTEPS`][training.train_default.TIMESTEPS] for how that has gone). This is a small run; a
@@ -39,8 +39,8 @@ from training.shipped import CLAIMS  # noqa: E402
 
 ENV_ID = "HumanoidWBC-v0"
 RUN_DIR = Path("runs/default")
-#: 64 PPO rollouts of 2 envs x 1024 steps: 181 s of training at 724 steps/s on a fresh clone
-#: (2026-12-01; 402-436 s at about 320 steps/s before the QP's equality elimination and
+#: 64 PPO rollouts of 2 envs x 1024 steps: 147 s of training at 906 steps/s on a fresh clone (2026-12-04,
+#: the envs on threads; 181 s at 724 steps/s on 2026-12-01; 402-436 s at about 320 steps/s before the QP's equality elimination and
 #: configs/ppo.yml's target_kl). At the default pushes the nominal controller falls in about half
 #: of the 10 evaluation episodes. With configs/ppo.yml before target_kl and the CoM offset filter
 #: this policy fell as often or more (5 and 8 of 10 on two clones: FAIL); with them it fell in 3
