@@ -37,15 +37,13 @@ those calls only.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-import traceback
 from importlib import metadata
 
 import numpy as np
 import placo
-from worker_protocol import read_message, write_message
+from worker_protocol import serve
 
 
 def _version(name: str) -> str | None:
@@ -183,36 +181,9 @@ class PlacoG1:
 
 
 def main() -> None:
-    # NOTE: the protocol owns the real stdout; anything a library prints goes to stderr, where
-    # it cannot break the framing.
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    stdin = sys.stdin.buffer
-    worker: PlacoG1 | None = None
-    while True:
-        message = read_message(stdin)
-        if message is None or message.get("cmd") == "quit":
-            break
-        try:
-            cmd = message["cmd"]
-            if cmd == "setup":
-                worker = PlacoG1(
-                    message["urdf"], message["model_directory"], message["rotor_inertia"], message["problem"]
-                )
-                reply = worker.describe()
-            elif worker is None:
-                raise RuntimeError(f"{cmd!r} before 'setup'")
-            elif cmd == "model":
-                reply = worker.model_terms(message["q"], message["v"], list(message["frames"]))
-            elif cmd == "solve":
-                reply = worker.solve(message["q"], message["v"], message["extra_force"])
-            elif cmd == "time":
-                reply = worker.time(message["q"], message["v"], message["extra_force"])
-            else:
-                raise ValueError(f"unknown command {cmd!r}; valid: setup, model, solve, time, quit")
-        except Exception:
-            reply = {"error": traceback.format_exc()}
-        write_message(protocol_out, reply)
+    serve(lambda message: PlacoG1(
+        message["urdf"], message["model_directory"], message["rotor_inertia"], message["problem"]
+    ))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -33,16 +33,15 @@ float32, so its run drifts from theirs in the last bits and does like, not equal
 from __future__ import annotations
 
 import argparse
-import functools
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.common import RESULTS, machine, write_json
+from benchmarks.common import RESULTS, machine, timed, write_json
 from training.config import VEC_ENVS, algo_kwargs, parse_key_values, resolve_config
-from training.train import make_env, make_vec_env
+from training.train import make_env_fns, make_vec_env
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = ROOT / "configs" / "ablation" / "HumanoidWBC-v0_ppo_wbc.yml"
@@ -56,32 +55,22 @@ def build_vec_env(env_id: str, env_kwargs: dict[str, Any], n_envs: int, kind: st
         return make_vec_env(env_id, env_kwargs, n_envs, kind=kind)
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    return DummyVecEnv([functools.partial(make_env, env_id, env_kwargs, None) for _ in range(n_envs)])
+    return DummyVecEnv(make_env_fns(env_id, env_kwargs, n_envs))
 
 
 class PhaseTimer:
     """Wraps ``model.collect_rollouts`` and ``model.train``, and the vec env's ``step_async`` and
-    ``step_wait`` (instance attributes shadowing the classes' methods), and sums their wall time [s]."""
+    ``step_wait`` (instance attributes shadowing the classes' methods, through
+    ``benchmarks.common.timed``), and sums their wall time [s] per phase in ``seconds[phase][0]``."""
 
     def __init__(self, model, vec_env):
-        self.seconds = {"rollout": 0.0, "update": 0.0, "env": 0.0}
-        self.calls = {"rollout": 0, "update": 0, "env": 0}
+        self.seconds = {phase: [0.0] for phase in ("rollout", "update", "env")}
+        self.calls = {phase: [0] for phase in self.seconds}
         for owner, phase, name in (
             (model, "rollout", "collect_rollouts"), (model, "update", "train"),
             (vec_env, "env", "step_async"), (vec_env, "env", "step_wait"),
         ):  # fmt: skip
-            setattr(owner, name, self._timed(phase, getattr(owner, name)))
-
-    def _timed(self, phase: str, method):
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return method(*args, **kwargs)
-            finally:
-                self.seconds[phase] += time.perf_counter() - start
-                self.calls[phase] += 1
-
-        return timed
+            setattr(owner, name, timed(getattr(owner, name), self.seconds[phase], self.calls[phase]))
 
 
 def run_once(env_id: str, config: dict[str, Any], kind: str, timesteps: int, seed: int) -> dict[str, float]:
@@ -107,7 +96,7 @@ def run_once(env_id: str, config: dict[str, Any], kind: str, timesteps: int, see
     finally:
         venv.close()
     wall = time.perf_counter() - start
-    rollout, update, env = timer.seconds["rollout"], timer.seconds["update"], timer.seconds["env"]
+    rollout, update, env = (timer.seconds[phase][0] for phase in ("rollout", "update", "env"))
     return {
         "wall_s": wall,
         "learn_s": learn,
@@ -124,7 +113,7 @@ def run_once(env_id: str, config: dict[str, Any], kind: str, timesteps: int, see
         "rollout_share": rollout / wall,
         "env_share": env / wall,
         "env_steps_per_s": steps / env,
-        "updates": timer.calls["update"],
+        "updates": timer.calls["update"][0],
     }
 
 

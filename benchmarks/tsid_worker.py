@@ -49,13 +49,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-import traceback
 from importlib import metadata
 
 import numpy as np
 import pinocchio as pin
 import tsid
-from worker_protocol import read_message, write_message
+from worker_protocol import serve
 
 #: The worker's timed parts of a TSID tick (their sum is the tick, up to the clock reads).
 PARTS = ("bounds", "problem_data", "solve", "read_tau")
@@ -223,34 +222,7 @@ class TsidG1:
 
 
 def main() -> None:
-    # NOTE: the protocol owns the real stdout; anything a library prints goes to stderr, where
-    # it cannot break the framing.
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    stdin = sys.stdin.buffer
-    worker: TsidG1 | None = None
-    while True:
-        message = read_message(stdin)
-        if message is None or message.get("cmd") == "quit":
-            break
-        try:
-            cmd = message["cmd"]
-            if cmd == "setup":
-                worker = TsidG1(message["urdf"], message["rotor_inertia"], message["problem"])
-                reply = worker.describe()
-            elif worker is None:
-                raise RuntimeError(f"{cmd!r} before 'setup'")
-            elif cmd == "model":
-                reply = worker.model_terms(message["q"], message["v"], list(message["frames"]))
-            elif cmd == "solve":
-                reply = worker.solve(message["q"], message["v"], message["extra_force"])
-            elif cmd == "time":
-                reply = worker.time(message["q"], message["v"], message["extra_force"])
-            else:
-                raise ValueError(f"unknown command {cmd!r}; valid: setup, model, solve, time, quit")
-        except Exception:
-            reply = {"error": traceback.format_exc()}
-        write_message(protocol_out, reply)
+    serve(lambda message: TsidG1(message["urdf"], message["rotor_inertia"], message["problem"]))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Framing between ``benchmarks.placo_g1`` and its workers (``benchmarks/placo_worker.py``,
-``benchmarks/tsid_worker.py``).
+``benchmarks/tsid_worker.py``), and the workers' command loop (:func:`serve`).
 
 Each worker runs in its own virtualenv (``.venv-placo``: PlaCo pins ``pin==3.8.0``;
 ``.venv-tsid``: TSID is built against ``pin==4.0.0``; ours is ``pin==4.1.0``), so this module
@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
+import sys
+import traceback
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -97,3 +101,41 @@ def read_message(stream: BinaryIO) -> dict[str, Any] | None:
         except ValueError as err:
             raise ProtocolError(f"array {name!r} is not a numeric .npy blob: {err}") from err
     return message
+
+
+def serve(setup: Callable[[dict[str, Any]], Any]) -> None:
+    """A worker's loop: answer each message on stdin on stdout until ``quit`` or the end of input.
+
+    ``setup(message)`` builds the worker from the ``setup`` message; the worker answers ``setup``
+    with ``describe()`` and the other commands with ``model_terms(q, v, frames)``,
+    ``solve(q, v, extra_force)`` and ``time(q, v, extra_force)``. An error answers
+    ``{"error": traceback}`` and the loop goes on.
+    """
+    # NOTE: the protocol owns the real stdout; anything a library prints goes to stderr, where
+    # it cannot break the framing.
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    stdin = sys.stdin.buffer
+    worker = None
+    while True:
+        message = read_message(stdin)
+        if message is None or message.get("cmd") == "quit":
+            break
+        try:
+            cmd = message["cmd"]
+            if cmd == "setup":
+                worker = setup(message)
+                reply = worker.describe()
+            elif worker is None:
+                raise RuntimeError(f"{cmd!r} before 'setup'")
+            elif cmd == "model":
+                reply = worker.model_terms(message["q"], message["v"], list(message["frames"]))
+            elif cmd == "solve":
+                reply = worker.solve(message["q"], message["v"], message["extra_force"])
+            elif cmd == "time":
+                reply = worker.time(message["q"], message["v"], message["extra_force"])
+            else:
+                raise ValueError(f"unknown command {cmd!r}; valid: setup, model, solve, time, quit")
+        except Exception:
+            reply = {"error": traceback.format_exc()}
+        write_message(protocol_out, reply)

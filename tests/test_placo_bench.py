@@ -1,5 +1,5 @@
 """The pure logic of ``benchmarks.placo_g1`` that needs neither PlaCo nor TSID: the workers'
-framing, the URDF the peers read (our sites as fixed frames), the joint-order map, the problem's
+framing and command loop, the URDF the peers read (our sites as fixed frames), the joint-order map, the problem's
 settings, the peers' descriptions and the state recorder. The benchmark itself (PlaCo in
 ``.venv-placo``, TSID in ``.venv-tsid``) is not a test.
 """
@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import math
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -162,6 +164,52 @@ def test_a_missing_peer_interpreter_names_the_make_target_and_none_leaves_a_peer
     assert placo_g1.optional_python("x/bin/python") == placo_g1.Path("x/bin/python")
     with pytest.raises(SystemExit):  # no peer at all is refused before any recording
         placo_g1.main(["--placo-python", "none"])
+
+
+#: A peer worker with no library behind it: ``worker_protocol.serve`` around a toy worker that
+#: prints on stdout (as libraries do) and answers ``solve`` with ``2 q`` and ``time`` with an error.
+_TOY_WORKER = """
+import sys
+sys.path.insert(0, {benchmarks!r})
+import numpy as np
+from worker_protocol import serve
+
+class Toy:
+    def __init__(self, message):
+        print("a library talking on stdout")
+        self.scale = float(message["scale"])
+    def describe(self):
+        return {{"toy": True}}
+    def solve(self, q, v, extra_force):
+        return {{"tau": self.scale * q}}
+    def time(self, q, v, extra_force):
+        raise ValueError("no clock in the toy")
+
+serve(Toy)
+"""
+
+
+def test_the_workers_loop_answers_each_command_and_survives_errors_and_prints(tmp_path):
+    script = tmp_path / "toy_worker.py"
+    script.write_text(_TOY_WORKER.format(benchmarks=str(placo_g1.HERE)))
+    toy = placo_g1.Peer(
+        name="toy", label="toy", script=str(script), venv_target="make toy", parts=(), tick="", mismatches=()
+    )
+    worker = placo_g1.Worker(toy, Path(sys.executable))
+    try:
+        with pytest.raises(RuntimeError, match="'solve' before 'setup'"):
+            worker.request("solve", q=np.zeros(2), v=np.zeros(2), extra_force=np.zeros(2))
+        assert worker.request("setup", scale=2.0) == {"toy": True}  # its print did not break the framing
+        q = np.array([0.1, -3.0, np.pi])
+        np.testing.assert_array_equal(worker.request("solve", q=q, v=q, extra_force=q)["tau"], 2.0 * q)
+        with pytest.raises(RuntimeError, match="no clock in the toy"):  # the traceback comes back
+            worker.request("time", q=q, v=q, extra_force=q)
+        with pytest.raises(RuntimeError, match="unknown command 'dance'; valid: setup, model, solve, time, quit"):
+            worker.request("dance")
+        np.testing.assert_array_equal(worker.request("solve", q=q, v=q, extra_force=q)["tau"], 2.0 * q)
+    finally:
+        worker.close()
+    assert worker.process.returncode == 0  # ``quit`` ends the loop cleanly
 
 
 # -- the recorded states --------------------------------------------------------------------

@@ -120,6 +120,15 @@ def make_env(env_id: str, env_kwargs: dict[str, Any], monitor_file: str | None =
     return Monitor(gym.make(env_id, **env_kwargs), filename=monitor_file)
 
 
+def make_env_fns(env_id: str, env_kwargs: dict[str, Any], n_envs: int, monitor_dir: Path | None = None) -> list:
+    """``n_envs`` picklable constructors of the env for a vec env (env ``rank`` monitored in
+    ``monitor_dir/rank`` where ``monitor_dir`` is given)."""
+    return [
+        functools.partial(make_env, env_id, env_kwargs, str(monitor_dir / str(rank)) if monitor_dir else None)
+        for rank in range(n_envs)
+    ]
+
+
 def make_vec_env(
     env_id: str,
     env_kwargs: dict[str, Any],
@@ -135,10 +144,7 @@ def make_vec_env(
 
     if kind not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}; got {kind!r}")
-    fns = [
-        functools.partial(make_env, env_id, env_kwargs, str(monitor_dir / str(rank)) if monitor_dir else None)
-        for rank in range(n_envs)
-    ]
+    fns = make_env_fns(env_id, env_kwargs, n_envs, monitor_dir)
     if n_envs == 1:
         return DummyVecEnv(fns)
     return SubprocVecEnv(fns) if kind == "subprocess" else ThreadedVecEnv(fns)
