@@ -189,6 +189,12 @@ def _rotation(yaw: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
+def _yaw_rotation(yaw: float) -> np.ndarray:
+    """(3, 3) the rotation by ``yaw`` [rad] about the vertical: a flat sole's orientation."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
 def _rectangle(centre: np.ndarray, yaw: float, half_sizes: tuple[float, float]) -> np.ndarray:
     """(4, 2) counter-clockwise corners of a rectangle of ``half_sizes`` at ``centre``, turned by ``yaw``."""
     hl, hw = half_sizes
@@ -272,10 +278,12 @@ class SwingFoot:
         target: (2,) where the sole centre should land, world x, y [m].
         load_n: the normal force the foot carries now [N] (the unloading ramp's start).
         max_normal_force_n: the contact's own upper bound [N] (the loading ramp's end).
+        target_yaw: the sole's yaw at touch-down [rad] (None: ``yaw``, the sole kept at its
+            lift-off yaw); the yaw follows a minimum-jerk phase of the swing from one to the other.
     """
 
     def __init__(self, foot: str, settings: SwingSettings, time: float, sole_position: ArrayLike, yaw: float,
-                 target: ArrayLike, load_n: float, max_normal_force_n: float):  # fmt: skip
+                 target: ArrayLike, load_n: float, max_normal_force_n: float, target_yaw: float | None = None):  # fmt: skip
         self.foot, self.settings = foot, settings
         start = np.array(sole_position, dtype=float)
         if start.shape != (3,) or not np.isfinite(start).all():
@@ -287,8 +295,11 @@ class SwingFoot:
         self.t_touch_planned = self.t_lift + settings.swing_s
         self.load_n = max(float(load_n), 0.0)
         self.max_normal_force_n = float(max_normal_force_n)
-        c, s = math.cos(yaw), math.sin(yaw)
-        self.rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        self.yaw = float(yaw)
+        self.target_yaw = None if target_yaw is None else float(target_yaw)
+        if self.target_yaw is not None and not math.isfinite(self.target_yaw):
+            raise ValueError(f"target_yaw must be a finite number [rad] or None, got {target_yaw!r}")
+        self.rotation = _yaw_rotation(self.yaw)
         self.phase = UNLOADING
         #: None until it lands; then "early", "planned" or "late".
         self.touch_down: str | None = None
@@ -377,9 +388,14 @@ class SwingFoot:
             self.position[2] = self.ground_z + s.height_m * b
             self.velocity[2] = s.height_m * b1 / s.swing_s
             self.acceleration[2] = s.height_m * b2 / s.swing_s**2
+            if self.target_yaw is not None:
+                share, _ = min_jerk(time, self.t_lift, self.t_touch_planned)
+                self.rotation = _yaw_rotation(self.yaw + share * (self.target_yaw - self.yaw))
             return
         # Late: at the target, descending for at most late_s; then missed (held where it is).
         self.position[:2], self.velocity[:2], self.acceleration[:] = self.target, 0.0, 0.0
+        if self.target_yaw is not None:
+            self.rotation = _yaw_rotation(self.target_yaw)
         late = time - self.t_touch_planned
         if late <= s.late_s:
             self.position[2] = self.ground_z - s.descent_mps * late

@@ -64,6 +64,20 @@ def swing_task_names(foot: str) -> tuple[str, str]:
     return f"{side}_sole_swing", f"{side}_sole_flat"
 
 
+def swing_tasks(description: RobotDescription) -> list:
+    """Fresh swing tasks of both feet for an episode's controller (off until a swing): each
+    sole's position task and flat-orientation task (``swing_task_names``)."""
+    tasks = []
+    for foot in FEET:
+        site = description.feet[foot].site
+        position_name, flat_name = swing_task_names(foot)
+        w, kp, kd = SWING_POSITION_TASK
+        tasks.append(FramePositionTask(position_name, w, kp=kp, kd=kd, frame=site, active=False))
+        w, kp, kd = SWING_ORIENTATION_TASK
+        tasks.append(OrientationTask(flat_name, w, kp=kp, kd=kd, frame=site, active=False))
+    return tasks
+
+
 def stepping_law(description: RobotDescription, settings: dict[str, Any], com_height_m: float) -> SteppingLaw:
     """The law for ``description``'s robot: its step limits' reachable regions, its CoP
     rectangles, ``omega`` at ``com_height_m`` [m] above the soles, and ``settings`` (the
@@ -112,14 +126,7 @@ class SteppingStage(ReferenceStage):
 
     def controller_tasks(self) -> list:
         """Fresh swing tasks for an episode's controller (off until a swing)."""
-        tasks = []
-        for foot, limb in zip(FEET, (self.plant.description.feet[name] for name in FEET), strict=True):
-            position_name, flat_name = swing_task_names(foot)
-            w, kp, kd = SWING_POSITION_TASK
-            tasks.append(FramePositionTask(position_name, w, kp=kp, kd=kd, frame=limb.site, active=False))
-            w, kp, kd = SWING_ORIENTATION_TASK
-            tasks.append(OrientationTask(flat_name, w, kp=kp, kd=kd, frame=limb.site, active=False))
-        return tasks
+        return swing_tasks(self.plant.description)
 
     def planned_contacts(self) -> tuple[str, ...]:
         """The contacts the law drives now (the swing foot's, while a step is under way)."""

@@ -1,0 +1,138 @@
+"""The walking generator in the env: a reference stage that walks a velocity command.
+
+A [`WalkingStage`][humanoid_env.envs.walking.WalkingStage] runs the pure generator
+([`wbc_layer.walking.WalkingGenerator`][wbc_layer.walking.WalkingGenerator]) every physics step with
+what a robot would measure (the sensed CoM state, the soles' poses, the feet's MuJoCo-measured
+normal forces) and writes its answer into the controller's references, as the stepping stage
+does for one step (``humanoid_env.envs.stepping``):
+
+- while walking, the CoM reference's horizontal position, velocity and acceleration are the
+  MPC's plan at the tick (its height stays the standing decoder's); standing, the CoM target
+  rests over the feet where they are (the generator's rest point);
+- each swing foot's contact: its activity and normal-force bound (the unloading and loading
+  ramps), ``min_normal_force`` 0 while its step is under way; the unloading foot's force task
+  tracks its ramp down; the feet's force-share tasks are released while walking;
+- the swing foot's sole position and flat-orientation tasks (``<side>_sole_swing``,
+  ``<side>_sole_flat``: the stepping stage's) on during its swing;
+- the torso's yaw target follows the feet's mean yaw (turning).
+
+The contact guard leaves a planned contact alone (``planned_contacts``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from humanoid_env.envs.decoding import ReferenceStage
+from humanoid_env.envs.stepping import UNLOADING_FORCE_WEIGHT, swing_task_names
+from humanoid_env.robots import FEET
+from wbc_layer.references import References
+from wbc_layer.stepping import SWING, UNLOADING, _yaw_rotation
+from wbc_layer.walking import WalkCommand, WalkingGenerator
+
+if TYPE_CHECKING:
+    from humanoid_env.envs.plant import Plant
+
+
+class WalkingStage(ReferenceStage):
+    """Runs the walking generator every physics step and writes its answer (see the module docstring).
+
+    Args:
+        plant: the plant (the soles' sites, the feet's measured forces).
+        generator: the walking generator.
+        com_nominal: (3,) the standing CoM [m] (its offset from the soles' midpoint is the rest point's).
+    """
+
+    def __init__(self, plant: Plant, generator: WalkingGenerator, com_nominal: np.ndarray):
+        self.plant, self.generator = plant, generator
+        self.com_nominal = np.asarray(com_nominal, dtype=float)
+        self.reset()
+
+    def reset(self) -> None:
+        self._own_bounds: dict[str, tuple[float, float]] = {}
+        self.outputs = None
+
+    def set_command(self, command: WalkCommand) -> WalkCommand:
+        """The velocity command to walk (clipped to the robot's limits; see ``generator.command_clipped``)."""
+        return self.generator.set_command(command)
+
+    def planned_contacts(self) -> tuple[str, ...]:
+        """The contacts the generator drives now (the feet whose steps are under way)."""
+        return tuple(foot for foot, swing in self.generator.swings.items() if swing is not None)
+
+    def _feet(self) -> tuple[np.ndarray, np.ndarray]:
+        d, sites = self.plant.data, self.plant.sole_sites
+        rotations = d.site_xmat[sites].reshape(-1, 3, 3)
+        return d.site_xpos[sites].copy(), np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
+
+    def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
+        generator = self.generator
+        if dt <= 0.0:  # reset: the references as the controller was built
+            feet, yaws = self._feet()
+            rest = self.com_nominal[:2] - feet[:, :2].mean(axis=0)
+            generator.reset(float(self.plant.data.time), feet, yaws, rest_offset=rest)
+            contacts = references.contacts
+            self._own_bounds = {foot: (contacts[foot].min_normal_force, contacts[foot].max_normal_force) for foot in FEET}
+            return
+        com, velocity = context.sensed_com()
+        feet, yaws = self._feet()
+        forces = self.plant.contact_forces()
+        normal = np.array([forces[name][2] for name in FEET])
+        out = generator.update(float(self.plant.data.time), com, velocity, feet, yaws, normal)
+        self.outputs = out
+        self._write(references, out)
+
+    def _write(self, references: References, out) -> None:
+        reference = references.com
+        reference.position[:2] = out.com[0]
+        reference.velocity[:2] = out.com[1]
+        reference.acceleration[:2] = out.com[2]
+        walking = out.walking
+        for foot in FEET:
+            contact = references.contacts[foot]
+            position_name, flat_name = swing_task_names(foot)
+            position_task, flat_task = references.tasks[position_name], references.tasks[flat_name]
+            low, high = self._own_bounds[foot]
+            swing = out.swings[foot]
+            if swing is not None:
+                contact.active = swing.contact_active
+                contact.min_normal_force = 0.0
+                contact.max_normal_force = high if swing.max_normal_force is None else swing.max_normal_force
+                on = swing.phase == SWING
+                position_task.active = flat_task.active = on
+                if on:
+                    position_task.point.position[:] = swing.position
+                    position_task.point.velocity[:] = swing.velocity
+                    flat_task.target = swing.rotation
+            else:
+                contact.active = True
+                contact.min_normal_force, contact.max_normal_force = low, high
+                position_task.active = flat_task.active = False
+            if swing is not None and swing.phase == UNLOADING:
+                contact.track(swing.max_normal_force, UNLOADING_FORCE_WEIGHT)
+            elif walking:
+                contact.release_force()
+        torso = references.tasks.get("torso")
+        if torso is not None:
+            torso.target = _yaw_rotation(_mean_angle(self.generator.feet_yaw))
+
+    def info(self) -> dict[str, Any]:
+        """The generator's state for ``info["walking"]``."""
+        g = self.generator
+        return {
+            "phase": g.phase,
+            "command": g.command.as_array(),
+            "command_clipped": bool(g.command_clipped),
+            "steps_taken": g.steps_taken,
+            "clipped_steps": g.clipped_steps,
+            "delayed_s": g.delayed_s,
+            "mpc_status": None if g.plan is None else g.plan.status,
+            "touch_downs": list(g.touch_downs),
+        }
+
+
+def _mean_angle(angles: np.ndarray) -> float:
+    return float(math.atan2(np.sin(angles).sum(), np.cos(angles).sum()))

@@ -1,0 +1,124 @@
+"""The walking generator (``wbc_layer.walking``) on its own: the point-mass model, the MPC, the
+footsteps, starting and stopping, in an ideal point-mass plant (the CoM follows the plan)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from humanoid_env.robots import ROBOTS
+from wbc_layer.stepping import SwingFoot, SwingSettings
+from wbc_layer.walking import (
+    GaitSettings,
+    WalkCommand,
+    WalkingGenerator,
+    _advance,
+    command_limits,
+    jerk_model,
+)
+
+HUBO = ROBOTS["hubo_lite"]()
+LIMITS = HUBO.step_limits()
+COM_HEIGHT_M = 0.585  # Hubo-lite's hip height above the sole: the model's h
+DT = 0.002  # the envs' physics step [s]
+
+
+def test_jerk_model_is_the_exact_triple_integrator():
+    """A, B of the discretised model equal the closed-form state after one sample of constant jerk."""
+    A, B, D = jerk_model(0.1, 0.06)
+    state = np.array([[0.2], [-0.3], [1.5]])
+    jerk = np.array([4.0])
+    assert np.allclose(A @ state[:, 0] + B * jerk[0], _advance(state, jerk, 0.1)[:, 0], atol=1e-15)
+    assert np.allclose(D, [1.0, 0.0, -0.06])
+
+
+def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, start_at: float = 0.5):
+    """Run the generator in an ideal plant: the CoM takes the plan's acceleration, the feet follow
+    their swings and load at the planned touch-down. Returns (generator, times, CoM, CoM velocity)."""
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
+    yaw = np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    c, v = np.zeros(2), np.zeros(2)
+    times, coms, velocities, steps = [], [], [], 0
+    for k in range(int(round(seconds / DT))):
+        t = k * DT
+        if abs(t - start_at) < 1e-9:
+            g.set_command(command)
+        if stop_at is not None and abs(t - stop_at) < 1e-9:
+            g.set_command(WalkCommand())
+        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
+        out = g.update(t, c, v, feet, yaw, forces)
+        for i, s in enumerate(g.swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i] = s.position
+                yaw[i] = math.atan2(s.rotation[1, 0], s.rotation[0, 0])
+        a = out.com[2] if out.walking else -50.0 * (c - out.cop) - 15.0 * v  # standing: a stiff hold
+        v = v + a * DT
+        c = c + v * DT
+        steps = max(steps, g.steps_taken)
+        times.append(t)
+        coms.append(c.copy())
+        velocities.append(v.copy())
+    return g, np.array(times), np.array(coms), np.array(velocities), feet
+
+
+def test_zero_command_stands_still_and_takes_no_step():
+    g, _, coms, _, _ = _walk(WalkCommand(), 5.0)
+    assert g.steps_taken == 0 and not g.walking
+    assert np.abs(coms).max() < 1e-12  # no reference moved: the CoM never left the rest point
+
+
+def test_walks_the_commanded_speed_then_stops_with_the_feet_side_by_side():
+    """0.2 m/s forward from 0.5 s to 7 s: the CoM's mean velocity over 2-7 s within 5 mm/s of the
+    command (the issue's bar is 0.05 m/s stride-averaged), its sway centred within 1 cm; after the stop the stance closes at the
+    nominal width and the CoM comes to rest over the feet (within the stop rule's 5 mm)."""
+    g, t, coms, velocities, feet = _walk(WalkCommand(0.2, 0.0, 0.0), 10.0, stop_at=7.0)
+    window = (t >= 2.0) & (t < 7.0)
+    assert abs(velocities[window, 0].mean() - 0.2) < 0.005
+    assert abs(coms[window, 1].mean()) < 0.01  # sways about the walking line, does not drift sideways
+    assert not g.walking and "stopped" not in g.events  # stopped earlier, standing now
+    assert abs((feet[0, 1] - feet[1, 1]) - LIMITS.nominal_width_m) < 1e-3 and abs(feet[0, 0] - feet[1, 0]) < 1e-3
+    assert np.linalg.norm(coms[-1] - feet[:, :2].mean(axis=0)) < 5e-3
+    assert g.clipped_steps == 0 and g.delayed_s == 0.0
+    assert set(g.touch_downs) <= {"planned", "late"}  # this plant loads a foot at the first tick at or after the planned time
+    assert g.steps_taken >= 10  # 6.5 s of walking at 0.6 s a step, the closing step included
+
+
+def test_a_command_beyond_the_step_limits_is_clipped_and_flagged():
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M)
+    low, high = command_limits(LIMITS, g.gait)
+    walked = g.set_command(WalkCommand(5.0, -5.0, 0.1))
+    assert g.command_clipped
+    assert walked.forward_mps == pytest.approx(high[0]) and walked.lateral_mps == pytest.approx(low[1]) and walked.yaw_rate_radps == 0.1
+    # the forward limit: the reach over one step period, times the command share
+    assert high[0] == pytest.approx(0.95 * LIMITS.max_forward_m / g.gait.step_s)
+    g.set_command(WalkCommand(0.1, 0.0, 0.0))
+    assert not g.command_clipped
+
+
+@pytest.mark.parametrize("bad", [{"unload_s": 0.3}, {"horizon": 1}, {"footstep_weight": -1.0}, {"sample_s": 0.0}])
+def test_bad_gait_settings_are_refused(bad):
+    with pytest.raises(ValueError, match="GaitSettings"):
+        GaitSettings(**bad)
+
+
+def test_bad_command_is_refused():
+    with pytest.raises(ValueError, match="WalkCommand.forward_mps"):
+        WalkCommand(float("nan"))
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M)
+    with pytest.raises(ValueError, match="WalkCommand"):
+        g.set_command((0.1, 0.0, 0.0))
+
+
+def test_swing_foot_turns_to_its_target_yaw_along_a_minimum_jerk_phase():
+    settings = SwingSettings(swing_s=0.4, unload_s=0.1)
+    foot = SwingFoot("left_foot", settings, 0.0, [0.0, 0.08, 0.0], 0.0, [0.1, 0.08], 200.0, 400.0, target_yaw=0.3)
+    plain = SwingFoot("left_foot", settings, 0.0, [0.0, 0.08, 0.0], 0.2, [0.1, 0.08], 200.0, 400.0)
+    for t in np.arange(0.0, 0.3 + 1e-9, DT):
+        foot.update(t, 0.0)
+        plain.update(t, 0.0)
+    # at mid swing (s = 1/2) the minimum-jerk phase is 1/2: half way to 0.3 rad
+    assert math.atan2(foot.rotation[1, 0], foot.rotation[0, 0]) == pytest.approx(0.15, abs=1e-12)
+    assert math.atan2(plain.rotation[1, 0], plain.rotation[0, 0]) == pytest.approx(0.2, abs=1e-15)  # no target: kept

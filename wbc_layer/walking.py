@@ -1,0 +1,807 @@
+"""Walking: footsteps from a velocity command, and a CoM trajectory from a linear MPC on the point-mass model.
+
+Pure numpy (and the project's QP solver): the caller measures and passes in the CoM state, the
+feet's poses and their measured normal forces every tick, and writes what comes out into the
+controller's references, as with the stepping law (``wbc_layer.stepping``), whose swing foot
+([`SwingFoot`][wbc_layer.stepping.SwingFoot]: unloading ramp, swing trajectory, touch-down,
+loading ramp) takes every step here too.
+
+**The model** (the background thesis chapter's *continuous planar point-mass model controlled
+with CoM jerk*, CPPMJ, after Kajita et al. 2003 and Herdt et al. 2010): per horizontal axis the
+state ``(c, c', c'')`` is a triple integrator of the jerk ``c'''``, and the centre of pressure is
+``z = c - zeta c''`` with ``zeta = h / g`` (``h`` the CoM's height above the soles, constant).
+Discretised with the jerk held over samples of ``sample_s`` (exact: the state at every sample and
+in between is a polynomial of the jerk sequence).
+
+**The MPC** ([`CoMPlanner`][wbc_layer.walking.CoMPlanner], after Wieber 2006, *Trajectory free
+linear model predictive control for stable walking in the presence of strong perturbations*):
+over ``horizon`` samples (1.6 s by default: about four steps) it minimises
+
+    jerk_weight |jerk|^2 + cop_weight |z - z_ref|^2
+
+with ``z`` inside each sample's support polygon (the stance sole's CoP rectangle in single
+support, the hull of both in double support, each shrunk by ``cop_margin_m``) and ``z_ref`` the
+support's centre (moving linearly from one stance sole to the next through double support); the
+footsteps are given (Wieber's formulation, not Herdt's automatic placement: the
+[`FootstepPlanner`][wbc_layer.walking.FootstepPlanner] places them). It is solved with eiquadprog
+(exact, the controller's solver) from the **measured** CoM position and velocity and the plan's
+own acceleration, every ``replan_s``; between re-plans the CoM reference (position, velocity,
+acceleration) is the plan evaluated at the tick's time. An infeasible problem (a state no CoP
+in the supports can bring back, such as a hard push) falls back to the same cost with no CoP
+constraints (``status = "unconstrained"``, flagged; the plan then asks the whole-body controller
+for a CoP outside the feet, which its own CoP rows refuse: the robot does what it can).
+
+**The footsteps** ([`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]): each step lands
+relative to the stance sole, in its axes, at ``(vx T, sigma w + lateral)`` turned by the
+command's yaw over the step, ``T`` the step's period (double + single support), ``w`` the
+nominal width, ``sigma`` +1 for the left foot; ``lateral = 2 vy T`` when the foot steps towards
+the lateral command (the leading foot opens the stance, the trailing foot closes it), else 0. The
+command is clipped to what the step limits allow (``command_limits``) and the step into the
+swing foot's reachable region (no crossover), both flagged.
+
+**The gait** ([`WalkingGenerator`][wbc_layer.walking.WalkingGenerator]) owns the next footstep:
+at zero command it stands in double support and takes no step; a non-zero command starts a gait
+with a weight shift of ``start_s`` onto the first stance foot (the foot on the side of the
+lateral or turning command stepping first, else the left one); each step is double support
+(the swing foot's force ramped to zero over its last ``unload_s``), single support, touch-down
+(measured force or planned time, ``SwingFoot``'s rules) and the loading ramp overlapping the next
+double support. A command changed mid-step changes the steps not yet started, never the one
+under way. When the command returns to zero the next step closes the stance (the feet side by
+side) and the robot stands. A swing foot that has not landed when the next step should start
+unloading holds the schedule: every later step is delayed by as much (the robot never stands on
+no foot).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from wbc_layer.step_limits import StepLimits, _positive, reachable_region
+from wbc_layer.stepping import (
+    DONE,
+    FEET,
+    LOADING,
+    SWING,
+    UNLOADING,
+    SwingFoot,
+    SwingSettings,
+    _edges,
+    _hull,
+    _rectangle,
+    _rotation,
+    project_to_polygon,
+)
+
+__all__ = [
+    "CoMPlanner",
+    "Footstep",
+    "FootstepPlanner",
+    "GaitSettings",
+    "WalkCommand",
+    "WalkingGenerator",
+    "command_limits",
+    "jerk_model",
+]
+
+GRAVITY = 9.81
+#: The sample times that count as the same instant [s].
+_TOLERANCE_S = 1e-9
+
+
+@dataclass(frozen=True)
+class GaitSettings:
+    """How the robot walks (see the module docstring).
+
+    Attributes:
+        single_support_s: a step's swing, lift-off to planned touch-down [s].
+        double_support_s: between two steps, touch-down to the next lift-off [s].
+        start_s: the first step's double support, the weight shift from standing [s].
+        unload_s: the swing foot's force ramp to zero, the end of each double support [s]
+            (at most ``double_support_s``).
+        load_s: the landed foot's force ramp from zero [s].
+        swing_height_m: the swing sole's apex [m].
+        max_yaw_step_rad: the most a step turns the feet [rad].
+        sample_s: the MPC's sample [s].
+        horizon: the MPC's samples [-].
+        cop_margin_m: the planned CoP stays this far inside the soles' CoP rectangles [m].
+        jerk_weight: the MPC's weight on the jerk [s^6] (per m^2 of CoP error).
+        footstep_weight: None (the default): the footsteps are the planner's, fixed in the MPC
+            (Wieber 2006). A number [-] (per m^2 of CoP error): the next landing is a decision
+            variable of the MPC drawn to the planner's place with this weight, the steps after it
+            moving with it (after Herdt et al. 2010's automatic footstep placement).
+            **Experimental**: in the ideal point-mass plant, at 1, 10 and 100 the plan drifts
+            sideways step after step and diverges (``results/walking/README.md``).
+        replan_s: the MPC re-plans from the measured state this often [s].
+        command_share: the command limits are this share of what the step limits allow [-].
+    """
+
+    single_support_s: float = 0.4
+    double_support_s: float = 0.2
+    start_s: float = 0.6
+    unload_s: float = 0.1
+    load_s: float = 0.05
+    swing_height_m: float = 0.04
+    max_yaw_step_rad: float = 0.3
+    sample_s: float = 0.1
+    horizon: int = 16
+    cop_margin_m: float = 0.01
+    jerk_weight: float = 1e-6
+    footstep_weight: float | None = None
+    replan_s: float = 0.02
+    command_share: float = 0.95
+
+    def __post_init__(self) -> None:
+        for name in ("single_support_s", "double_support_s", "start_s", "unload_s", "load_s", "swing_height_m",
+                     "max_yaw_step_rad", "sample_s", "jerk_weight", "replan_s", "command_share"):  # fmt: skip
+            _positive(getattr(self, name), f"GaitSettings.{name}")
+        if self.unload_s > self.double_support_s + _TOLERANCE_S or self.unload_s > self.start_s + _TOLERANCE_S:
+            raise ValueError(
+                f"GaitSettings.unload_s ({self.unload_s} s) must not exceed double_support_s ({self.double_support_s} s) "
+                f"or start_s ({self.start_s} s): the swing foot unloads inside the double support"
+            )
+        if self.load_s > self.double_support_s + _TOLERANCE_S:
+            raise ValueError(f"GaitSettings.load_s ({self.load_s} s) must not exceed double_support_s ({self.double_support_s} s)")
+        if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or self.horizon < 2:
+            raise ValueError(f"GaitSettings.horizon must be an int >= 2, got {self.horizon!r}")
+        if self.footstep_weight is not None:
+            _positive(self.footstep_weight, "GaitSettings.footstep_weight")
+        if self.command_share > 1.0:
+            raise ValueError(f"GaitSettings.command_share must be in (0, 1], got {self.command_share!r}")
+
+    @property
+    def step_s(self) -> float:
+        """A step's period, double + single support [s]."""
+        return self.double_support_s + self.single_support_s
+
+    def swing_settings(self) -> SwingSettings:
+        """The [`SwingSettings`][wbc_layer.stepping.SwingSettings] every step is taken with."""
+        return SwingSettings(swing_s=self.single_support_s, height_m=self.swing_height_m, unload_s=self.unload_s,
+                             load_s=self.load_s)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WalkCommand:
+    """A velocity command in the walking (heading) frame: ``forward_mps``, ``lateral_mps`` [m/s]
+    (x forward, y left) and ``yaw_rate_radps`` [rad/s] (counter-clockwise)."""
+
+    forward_mps: float = 0.0
+    lateral_mps: float = 0.0
+    yaw_rate_radps: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("forward_mps", "lateral_mps", "yaw_rate_radps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not math.isfinite(float(value)):
+                raise ValueError(f"WalkCommand.{name} must be a finite number, got {value!r}")
+
+    def as_array(self) -> np.ndarray:
+        return np.array([self.forward_mps, self.lateral_mps, self.yaw_rate_radps], dtype=float)
+
+    @property
+    def is_zero(self) -> bool:
+        return self.forward_mps == 0.0 and self.lateral_mps == 0.0 and self.yaw_rate_radps == 0.0
+
+
+def command_limits(limits: StepLimits, gait: GaitSettings) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) (3,) of the command a gait can walk within the step limits [m/s, m/s, rad/s]:
+    forward ``max_forward_m / T`` (backward ``max_backward_m / T``), lateral
+    ``max_outward_m / (2 T)`` (a stride of two steps opens and closes the stance once), yaw
+    ``max_yaw_step_rad / T``, each times ``command_share``; ``T`` the step period. A command
+    using two axes at once may still ask for a step the reachable region clips (flagged)."""
+    T, share = gait.step_s, gait.command_share
+    high = share * np.array([limits.max_forward_m / T, limits.max_outward_m / (2 * T), gait.max_yaw_step_rad / T])
+    low = -share * np.array([limits.max_backward_m / T, limits.max_outward_m / (2 * T), gait.max_yaw_step_rad / T])
+    return low, high
+
+
+@dataclass
+class Footstep:
+    """One planned step: ``foot`` swings and lands with its sole centre at ``position`` (2,)
+    world [m] and yaw ``yaw`` [rad]; it lifts off at ``t_lift`` and should touch down at
+    ``t_touch`` [s]; ``clipped``: the placement was clipped into the reachable region;
+    ``closing``: the step that brings the feet side by side before standing."""
+
+    foot: str
+    position: np.ndarray
+    yaw: float
+    t_lift: float
+    t_touch: float
+    clipped: bool = False
+    closing: bool = False
+
+
+class FootstepPlanner:
+    """Where each step lands, from the command and the stance sole (see the module docstring).
+
+    Args:
+        limits: the robot's step limits.
+        gait: the gait's timing.
+    """
+
+    def __init__(self, limits: StepLimits, gait: GaitSettings):
+        self.limits, self.gait = limits, gait
+        self.regions = {foot: reachable_region(limits, foot.split("_")[0]) for foot in FEET}
+        self.low, self.high = command_limits(limits, gait)
+
+    def clip_command(self, command: WalkCommand) -> tuple[WalkCommand, bool]:
+        """The command within ``command_limits``, and whether it had to be clipped."""
+        raw = command.as_array()
+        clipped = np.clip(raw, self.low, self.high)
+        return WalkCommand(*map(float, clipped)), bool(np.any(clipped != raw))
+
+    def place(self, foot: str, stance_xy: ArrayLike, stance_yaw: float, command: WalkCommand,
+              closing: bool = False) -> tuple[np.ndarray, float, bool]:  # fmt: skip
+        """(position (2,) [m], yaw [rad], clipped) of ``foot``'s landing beside the stance sole at
+        ``stance_xy`` (2,), ``stance_yaw``, for ``command`` (already within the limits);
+        ``closing``: side by side with the stance sole at the nominal width."""
+        sign = 1.0 if foot == FEET[0] else -1.0
+        T = self.gait.step_s
+        if closing:
+            offset, turn = np.array([0.0, sign * self.limits.nominal_width_m]), 0.0
+        else:
+            lateral = 2.0 * command.lateral_mps * T if command.lateral_mps * sign > 0.0 else 0.0
+            turn = float(np.clip(command.yaw_rate_radps * T, -self.gait.max_yaw_step_rad, self.gait.max_yaw_step_rad))
+            offset = _rotation(0.5 * turn) @ np.array([command.forward_mps * T, sign * self.limits.nominal_width_m + lateral])
+        region = self.regions[foot]
+        inside = project_to_polygon(offset, region)
+        clipped = bool(np.linalg.norm(inside - offset) > 1e-9)
+        position = np.asarray(stance_xy, dtype=float) + _rotation(stance_yaw) @ inside
+        return position, float(stance_yaw + turn), clipped
+
+
+def jerk_model(sample_s: float, zeta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The discretised CPPMJ model of one axis: ``A`` (3, 3), ``B`` (3,) of ``x+ = A x + B j``
+    (``x = (c, c', c'')``, the jerk ``j`` held over ``sample_s`` [s]) and ``D`` (3,) of the CoP
+    ``z = D x`` (``zeta = h / g`` [s^2])."""
+    T = float(sample_s)
+    A = np.array([[1.0, T, T * T / 2.0], [0.0, 1.0, T], [0.0, 0.0, 1.0]])
+    B = np.array([T**3 / 6.0, T * T / 2.0, T])
+    D = np.array([1.0, 0.0, -float(zeta)])
+    return A, B, D
+
+
+def _mean_angle(angles: np.ndarray) -> float:
+    """The mean direction of ``angles`` [rad]."""
+    return float(math.atan2(np.sin(angles).sum(), np.cos(angles).sum()))
+
+
+def _advance(state: np.ndarray, jerk: np.ndarray, tau: float) -> np.ndarray:
+    """States (3, n) of ``n`` axes after ``tau`` [s] of constant ``jerk`` (n,)."""
+    c, v, a = state
+    return np.array([
+        c + tau * v + tau * tau / 2.0 * a + tau**3 / 6.0 * jerk,
+        v + tau * a + tau * tau / 2.0 * jerk,
+        a + tau * jerk,
+    ])  # fmt: skip
+
+
+@dataclass
+class CoMPlan:
+    """A solved plan: the state (3, 2) (rows c, c', c''; columns x, y) at ``t0`` [s], the jerk
+    (horizon, 2) of each sample, the sample ``sample_s`` [s], the planned CoPs (horizon, 2) at
+    samples 1..N [m] and the solve's ``status`` (``"solved"`` or ``"unconstrained"``)."""
+
+    t0: float
+    state: np.ndarray
+    jerk: np.ndarray
+    sample_s: float
+    cop: np.ndarray
+    status: str
+
+    def evaluate(self, time: float) -> np.ndarray:
+        """(3, 2): CoM position, velocity, acceleration (x, y) at ``time`` [s] (held at the last
+        sample's jerk past the horizon)."""
+        tau = max(float(time) - self.t0, 0.0)
+        k = min(int(tau / self.sample_s), len(self.jerk) - 1)
+        state = self.state
+        for i in range(k):
+            state = _advance(state, self.jerk[i], self.sample_s)
+        return _advance(state, self.jerk[k], tau - k * self.sample_s)
+
+
+class CoMPlanner:
+    """The linear MPC of the module docstring over ``gait.horizon`` samples of ``gait.sample_s``.
+
+    Args:
+        com_height_m: the CoM's height above the soles the model takes [m].
+        gait: the gait settings (sample, horizon, jerk weight).
+        gravity: [m/s^2].
+    """
+
+    def __init__(self, com_height_m: float, gait: GaitSettings, gravity: float = GRAVITY):
+        from wbc_layer.qp import EiquadprogSolver, QPProblem  # noqa: PLC0415 (the compiled core holds the solver)
+
+        self.gait = gait
+        self.zeta = _positive(com_height_m, "com_height_m") / _positive(gravity, "gravity")
+        N, T = gait.horizon, gait.sample_s
+        A, B, D = jerk_model(T, self.zeta)
+        #: z_k = Pzs[k] x0 + Pzu[k] j, samples k = 1..N.
+        self.Pzs = np.empty((N, 3))
+        self.Pzu = np.zeros((N, N))
+        power = np.eye(3)
+        impulse = [B]
+        for k in range(N):
+            power = A @ power
+            self.Pzs[k] = D @ power
+            for i in range(k + 1):
+                self.Pzu[k, i] = D @ impulse[k - i]
+            impulse.append(A @ impulse[-1])
+        self._solver = EiquadprogSolver()
+        self._problem_type = QPProblem
+
+    def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[_Affine, float]],
+             reach: list[tuple[int, int, np.ndarray]], cop_half_sizes: tuple[float, float]) -> CoMPlan:  # fmt: skip
+        """Solve from ``state`` (3, 2) at ``t0`` [s].
+
+        Args:
+            holds: the footholds; a ``variable`` one's position is a decision variable (its
+                ``position`` the reference it is drawn to), the others are fixed.
+            samples: per sample 1..N, the CoP reference (an affine function of the holds), the yaw
+                [rad] of the box around it and the two holds of a double support (None in single
+                support): the CoP stays in the hull of two fixed soles, else in the box.
+            reach: (hold, parent hold, polygon (k, 2) in the parent's axes) for each variable
+                hold: where it may land relative to the hold it is stepped from.
+            cop_half_sizes: the CoP box's half sizes (length, width) [m].
+
+        The variable holds' solved positions are written back into ``holds``.
+        """
+        from wbc_layer.errors import QPSolveError  # noqa: PLC0415
+
+        g = self.gait
+        N = g.horizon
+        variables = [i for i, hold in enumerate(holds) if hold.variable]
+        column = {hold: 2 * N + 2 * v for v, hold in enumerate(variables)}
+        n = 2 * N + 2 * len(variables)
+
+        def affine(index: int) -> tuple[int | None, np.ndarray]:
+            """A hold as (its variable's column or None, a constant (2,))."""
+            hold = holds[index]
+            if hold.variable:
+                return column[index], np.zeros(2)
+            if hold.anchor is not None:
+                return column[hold.anchor], hold.offset
+            return None, hold.position
+
+        free = np.stack([self.Pzs @ state[:, 0], self.Pzs @ state[:, 1]], axis=1)  # (N, 2) the CoPs with no jerk
+        E = np.zeros((2, N, n))  # CoP minus its reference, per axis: E u + e0
+        Z = np.zeros((2, N, n))  # the CoP, per axis: Z u + free
+        e0 = free.copy()
+        for k, (centre, _, _) in enumerate(samples):
+            E[0, k, :N] = Z[0, k, :N] = self.Pzu[k]
+            E[1, k, N : 2 * N] = Z[1, k, N : 2 * N] = self.Pzu[k]
+            e0[k] -= centre.const
+            for hold, weight in centre.terms.items():
+                col, const = affine(hold)
+                e0[k] -= weight * const
+                if col is not None:
+                    E[0, k, col] -= weight
+                    E[1, k, col + 1] -= weight
+        regularise = np.full(n, g.jerk_weight)
+        reference = np.zeros(n)
+        for hold, c in column.items():
+            regularise[c : c + 2] = g.footstep_weight
+            reference[c : c + 2] = holds[hold].position
+        P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
+        q = 2.0 * (E[0].T @ e0[:, 0] + E[1].T @ e0[:, 1] - regularise * reference)
+        rows, bounds = [], []
+        hl, hw = cop_half_sizes
+        for k, (_, yaw, pair) in enumerate(samples):
+            if pair is not None and all(affine(i)[0] is None for i in pair):
+                # double support on two fixed soles: the CoP in their hull
+                corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
+                normals, offsets = _edges(_hull(np.vstack(corners)))
+                for normal, offset in zip(normals, offsets, strict=True):
+                    rows.append(normal[0] * Z[0, k] + normal[1] * Z[1, k])
+                    bounds.append(offset - normal @ free[k])
+                continue
+            # single support, or a moving sole: a box around the reference
+            c, s_ = math.cos(yaw), math.sin(yaw)
+            for axis, half in (((c, s_), hl), ((-s_, c), hw)):
+                row = axis[0] * E[0, k] + axis[1] * E[1, k]
+                offset = axis[0] * e0[k, 0] + axis[1] * e0[k, 1]
+                rows += [row, -row]
+                bounds += [half - offset, half + offset]
+        for hold, parent, polygon in reach:
+            normals, offsets = _edges(polygon)
+            world = normals @ _rotation(holds[parent].yaw).T  # (k, 2) the normals in world axes
+            for normal, offset in zip(world, offsets, strict=True):
+                row = np.zeros(n)
+                row[column[hold] : column[hold] + 2] = normal
+                bound = offset
+                if parent in column:
+                    row[column[parent] : column[parent] + 2] -= normal
+                else:
+                    bound += normal @ holds[parent].position
+                rows.append(row)
+                bounds.append(bound)
+        problem = self._problem_type(P, q, np.zeros((0, n)), np.zeros(0), np.array(rows), np.array(bounds))
+        status = "solved"
+        try:
+            u = self._solver.solve(problem).x
+        except QPSolveError:
+            status = "unconstrained"
+            u = np.linalg.solve(P, -q)
+        for hold, c in column.items():
+            holds[hold].position = u[c : c + 2].copy()
+        for hold in holds:
+            if hold.anchor is not None:
+                hold.position = holds[hold.anchor].position + hold.offset
+        jerk = np.column_stack([u[:N], u[N : 2 * N]])
+        cop = free + np.column_stack([self.Pzu @ jerk[:, 0], self.Pzu @ jerk[:, 1]])
+        return CoMPlan(float(t0), np.array(state, dtype=float), jerk, g.sample_s, cop, status)
+
+
+@dataclass
+class Foothold:
+    """A sole's place in the MPC: ``position`` (2,) [m] (a variable one's reference), ``yaw``
+    [rad], whether the MPC may move it (``variable``), or the variable hold it moves with
+    (``anchor``, at ``offset`` (2,) [m] from it: the steps after the next keep their places
+    relative to it)."""
+
+    position: np.ndarray
+    yaw: float
+    variable: bool
+    anchor: int | None = None
+    offset: np.ndarray | None = None
+
+
+@dataclass
+class _Affine:
+    """A point (2,) [m] as ``sum(weight * holds[i].position) + const``: a CoP box's centre."""
+
+    terms: dict[int, float]
+    const: np.ndarray
+
+    @staticmethod
+    def hold(index: int) -> _Affine:
+        return _Affine({index: 1.0}, np.zeros(2))
+
+    def blend(self, other: _Affine, share: float) -> _Affine:
+        """``(1 - share) self + share other``."""
+        terms = {i: (1.0 - share) * w for i, w in self.terms.items()}
+        for i, w in other.terms.items():
+            terms[i] = terms.get(i, 0.0) + share * w
+        return _Affine(terms, (1.0 - share) * self.const + share * other.const)
+
+    def value(self, holds: list[Foothold]) -> np.ndarray:
+        point = self.const.copy()
+        for i, w in self.terms.items():
+            point += w * holds[i].position
+        return point
+
+
+@dataclass
+class WalkingOutputs:
+    """What the generator asks of the controller this tick: ``walking`` (False: standing, the
+    caller's own references apply), the CoM reference ``com`` (3, 2) (rows position, velocity,
+    acceleration; columns x, y) [m, m/s, m/s^2], the planned CoP ``cop`` (2,) [m], and per foot
+    its [`SwingFoot`][wbc_layer.stepping.SwingFoot] (a step under way, loading included) or None
+    (a supporting foot with its own bounds)."""
+
+    walking: bool
+    com: np.ndarray
+    cop: np.ndarray
+    swings: dict[str, SwingFoot | None] = field(default_factory=dict)
+
+
+#: The generator stops walking once the plan's CoM is this close to its rest point [m] and this slow [m/s].
+SETTLED_M, SETTLED_MPS = 5e-3, 2e-2
+
+
+class WalkingGenerator:
+    """Footsteps and the CoM reference from a velocity command (see the module docstring).
+
+    Args:
+        limits: the robot's step limits.
+        cop_half_sizes: (half length, half width) [m] of each sole's CoP rectangle.
+        com_height_m: the CoM's height above the soles [m] (the model's ``h``).
+        gait: the gait settings.
+        max_normal_force_n: a landed foot's force bound at the end of its loading ramp [N].
+
+    Call [`reset`][wbc_layer.walking.WalkingGenerator.reset] at the start, then
+    [`update`][wbc_layer.walking.WalkingGenerator.update] every tick;
+    [`set_command`][wbc_layer.walking.WalkingGenerator.set_command] at any time.
+    """
+
+    def __init__(self, limits: StepLimits, cop_half_sizes: tuple[float, float], com_height_m: float,
+                 gait: GaitSettings | None = None, max_normal_force_n: float = 1e4):  # fmt: skip
+        self.gait = gait or GaitSettings()
+        self.limits = limits
+        self.footsteps = FootstepPlanner(limits, self.gait)
+        self.planner = CoMPlanner(com_height_m, self.gait)
+        half_length, half_width = (_positive(s, "cop half size") for s in cop_half_sizes)
+        margin = self.gait.cop_margin_m
+        if margin >= min(half_length, half_width):
+            raise ValueError(f"GaitSettings.cop_margin_m ({margin} m) must be below the CoP rectangle's half sizes {cop_half_sizes}")
+        self.cop_half_sizes = (half_length - margin, half_width - margin)
+        self.max_normal_force_n = _positive(max_normal_force_n, "max_normal_force_n")
+        self.command = WalkCommand()
+        self.command_clipped = False
+        self.reset(0.0, np.array([[0.0, 0.5 * limits.nominal_width_m, 0.0], [0.0, -0.5 * limits.nominal_width_m, 0.0]]), np.zeros(2))
+
+    # -- state ------------------------------------------------------------------------------
+    def reset(self, time: float, feet_position: ArrayLike, feet_yaw: ArrayLike, rest_offset: ArrayLike = (0.0, 0.0)) -> None:
+        """Stand at ``time`` [s] on the soles at ``feet_position`` (2, 3) (left, right; world) [m]
+        with ``feet_yaw`` (2,) [rad]; at rest the CoM stands over the soles' midpoint plus
+        ``rest_offset`` (2,) [m] (the robot's standing CoM), where walking starts from and ends."""
+        feet = np.array(feet_position, dtype=float).reshape(2, 3)
+        self.feet_xy, self.feet_z = feet[:, :2].copy(), feet[:, 2].copy()
+        self.feet_yaw = np.array(feet_yaw, dtype=float).reshape(2)
+        self.rest_offset = np.array(rest_offset, dtype=float).reshape(2)
+        self.steps: list[Footstep] = []  # planned, not yet started
+        self.swings: dict[str, SwingFoot | None] = dict.fromkeys(FEET)
+        self.current: Footstep | None = None  # the step whose foot is unloading or swinging
+        self.previous: Footstep | None = None  # the last step that landed while walking
+        self.walking = False
+        self.plan: CoMPlan | None = None
+        self._last_plan_time = -math.inf
+        self._start_time = float(time)
+        self._time = float(time)
+        self.steps_taken = 0
+        self.clipped_steps = 0
+        self.delayed_s = 0.0
+        #: each landing's kind ("early", "planned", "late"), in order.
+        self.touch_downs: list[str] = []
+        self.events: list[str] = []
+
+    def set_command(self, command: WalkCommand) -> WalkCommand:
+        """Take a new command (clipped to the limits: ``command_clipped`` says so); returns what is walked."""
+        if not isinstance(command, WalkCommand):
+            raise ValueError(f"command must be a WalkCommand, got {type(command).__name__}")
+        self.command, self.command_clipped = self.footsteps.clip_command(command)
+        return self.command
+
+    @property
+    def phase(self) -> str:
+        """``"standing"``, ``"double_support"`` or ``"single_support"``."""
+        if not self.walking:
+            return "standing"
+        swing = None if self.current is None else self.swings[self.current.foot]
+        return "single_support" if swing is not None and swing.phase == SWING else "double_support"
+
+    def rest_point(self) -> np.ndarray:
+        """(2,) where the CoM rests over the feet now [m]."""
+        return self.feet_xy.mean(axis=0) + _rotation(float(np.mean(self.feet_yaw))) @ self.rest_offset
+
+    # -- the schedule -------------------------------------------------------------------------
+    def _stance_of(self, foot: str, planned: list[Footstep]) -> tuple[np.ndarray, float]:
+        """Where ``foot`` stands after the steps ``planned`` (its last landing there, or now)."""
+        for step in reversed(planned):
+            if step.foot == foot:
+                return step.position, step.yaw
+        i = FEET.index(foot)
+        return self.feet_xy[i], float(self.feet_yaw[i])
+
+    def _first_foot(self) -> str:
+        c = self.command
+        if c.lateral_mps != 0.0:
+            return FEET[0] if c.lateral_mps > 0.0 else FEET[1]
+        if c.yaw_rate_radps != 0.0:
+            return FEET[0] if c.yaw_rate_radps > 0.0 else FEET[1]
+        return FEET[0]
+
+    def _next_lift(self) -> float:
+        """The lift-off time of the next step to be decided [s]."""
+        last = self.current or self.previous
+        if last is None:
+            return self._start_time + self.gait.start_s
+        return last.t_touch + self.gait.double_support_s
+
+    def _replan_steps(self, time: float) -> None:
+        """The steps not yet started, from the command: enough to cover the MPC's horizon (or
+        the closing step, or none)."""
+        g = self.gait
+        fixed = [self.current] if self.current is not None else []
+        last = self.current or self.previous
+        if self.command.is_zero:
+            self.steps = []
+            if not self.walking or (last is not None and last.closing) or last is None:
+                return  # standing, or the stance already closed (or closing)
+            foot = FEET[1 - FEET.index(last.foot)]
+            t_lift = self._next_lift()
+            stance_xy, stance_yaw = self._stance_of(last.foot, fixed)
+            position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, closing=True)
+            self.steps = [Footstep(foot, position, yaw, t_lift, t_lift + g.single_support_s, clipped, closing=True)]
+            return
+        if not self.walking:
+            self.walking, self._start_time, self.previous = True, time, None
+            self.events.append("started")
+        steps: list[Footstep] = []
+        foot = self._first_foot() if last is None else FEET[1 - FEET.index(last.foot)]
+        t_lift = self._next_lift()
+        horizon_end = time + g.horizon * g.sample_s
+        while t_lift < horizon_end + g.step_s:
+            stance_xy, stance_yaw = self._stance_of(FEET[1 - FEET.index(foot)], fixed + steps)
+            position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command)
+            steps.append(Footstep(foot, position, yaw, t_lift, t_lift + g.single_support_s, clipped))
+            foot, t_lift = FEET[1 - FEET.index(foot)], t_lift + g.step_s
+        self.steps = steps
+
+    def _holds(self) -> tuple[list[Foothold], list[Footstep | None], list[tuple[int, int, np.ndarray]]]:
+        """The MPC's footholds: 0, 1 the feet where they stand now (left, right), then each step's
+        landing (the one under way first: variable while its swing may still be retargeted; the
+        planned ones variable); the step of each hold (None for the first two); the reach rows."""
+        holds = [Foothold(self.feet_xy[i].copy(), float(self.feet_yaw[i]), False) for i in range(2)]
+        owners: list[Footstep | None] = [None, None]
+        reach = []
+        latest = {FEET[0]: 0, FEET[1]: 1}
+        schedule = ([self.current] if self.current is not None else []) + self.steps
+        anchor = None
+        for step in schedule:
+            parent = latest[FEET[1 - FEET.index(step.foot)]]
+            if anchor is not None:  # after the next landing: moves with it
+                offset = step.position - holds[anchor].position
+                holds.append(Foothold(step.position.copy(), step.yaw, False, anchor, offset))
+            else:
+                swing = self.swings[step.foot] if step is self.current else None
+                variable = self.gait.footstep_weight is not None and (swing is None or swing.phase == UNLOADING or (
+                    swing.phase == SWING and swing.progress(self._time) <= swing.settings.retarget_until))
+                holds.append(Foothold(step.position.copy(), step.yaw, variable))
+                if variable:
+                    anchor = len(holds) - 1
+                    reach.append((anchor, parent, self.footsteps.regions[step.foot]))
+            owners.append(step)
+            latest[step.foot] = len(holds) - 1
+        return holds, owners, reach
+
+    def _rest(self, left: int, right: int, holds: list[Foothold]) -> _Affine:
+        yaw = _mean_angle(np.array([holds[left].yaw, holds[right].yaw]))
+        return _Affine({left: 0.5, right: 0.5}, _rotation(yaw) @ self.rest_offset)
+
+    def _schedule(self, times: list[float], holds: list[Foothold], owners: list) -> list[tuple[_Affine, float, tuple[int, int] | None]]:
+        """Per time [s]: the CoP reference (an affine point of the holds), the yaw of its box and,
+        in double support, the two holds on the ground (None in single support): the stance
+        sole in single support; in double support moving from the last stance sole (or the rest
+        point) to the next; after the last step to the rest point over the closed stance."""
+        out = []
+        for t in times:
+            latest = {FEET[0]: 0, FEET[1]: 1}
+            previous = self.previous
+            found = None
+            for index in range(2, len(holds)):
+                step = owners[index]
+                stance = latest[FEET[1 - FEET.index(step.foot)]]
+                if t < step.t_lift:
+                    if previous is None:
+                        start, t_start = self._rest(latest[FEET[0]], latest[FEET[1]], holds), self._start_time
+                    else:
+                        start, t_start = _Affine.hold(latest[step.foot]), previous.t_touch
+                    share = min(max((t - t_start) / max(step.t_lift - t_start, 1e-9), 0.0), 1.0)
+                    found = (start.blend(_Affine.hold(stance), share), holds[stance].yaw, (latest[step.foot], stance))
+                    break
+                if t < step.t_touch:
+                    found = (_Affine.hold(stance), holds[stance].yaw, None)
+                    break
+                latest[step.foot] = index
+                previous = step
+            if found is None:
+                rest = self._rest(latest[FEET[0]], latest[FEET[1]], holds)
+                yaw = _mean_angle(np.array([holds[latest[FEET[0]]].yaw, holds[latest[FEET[1]]].yaw]))
+                pair = (latest[FEET[0]], latest[FEET[1]])
+                if previous is None:
+                    found = (rest, yaw, pair)
+                else:
+                    last_stance = _Affine.hold(latest[FEET[1 - FEET.index(previous.foot)]])
+                    share = min(max((t - previous.t_touch) / self.gait.double_support_s, 0.0), 1.0)
+                    found = (last_stance.blend(rest, share), yaw, pair)
+            out.append(found)
+        return out
+
+    # -- one tick ---------------------------------------------------------------------------------
+    def update(self, time: float, com: ArrayLike, com_velocity: ArrayLike, feet_position: ArrayLike, feet_yaw: ArrayLike,
+               normal_forces_n: ArrayLike) -> WalkingOutputs:  # fmt: skip
+        """Advance to ``time`` [s] with the measured CoM ``com``, ``com_velocity`` ((2,) or (3,):
+        x, y used) [m, m/s], the soles ``feet_position`` (2, 3) [m], ``feet_yaw`` (2,) [rad] and
+        the feet's normal forces (2,) [N]. ``events`` says what happened this tick
+        (``"started"``, ``"decided"``, ``"lift_off"``, ``"touch_down"``, ``"stopped"``,
+        ``"delayed"``, ``"replanned"``)."""
+        self.events = []
+        self._time = t = float(time)
+        forces = np.asarray(normal_forces_n, dtype=float)
+        feet = np.asarray(feet_position, dtype=float).reshape(2, 3)
+        yaws = np.asarray(feet_yaw, dtype=float).reshape(2)
+        self._advance_swings(t, forces)
+        for i, foot in enumerate(FEET):  # a supporting foot stands where it is measured
+            if self.swings[foot] is None or self.swings[foot].phase in (LOADING, DONE):
+                self.feet_xy[i], self.feet_z[i], self.feet_yaw[i] = feet[i, :2], feet[i, 2], yaws[i]
+        if not self.walking and self.command.is_zero:
+            self.plan = None
+            rest = self.rest_point()
+            state = np.zeros((3, 2))
+            state[0] = rest
+            return WalkingOutputs(False, state, rest, dict(self.swings))
+        if self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
+            self._replan_steps(t)
+            self._start_steps(t, forces)
+            self._replan(t, com, com_velocity)
+        else:
+            self._start_steps(t, forces)
+        state = self.plan.evaluate(t)
+        if self.command.is_zero and self.current is None and not self.steps and self._settled(state):
+            self.walking, self.previous, self.plan = False, None, None
+            self.events.append("stopped")
+        return WalkingOutputs(self.walking, state, self.planned_cop(), dict(self.swings))
+
+    def _settled(self, state: np.ndarray) -> bool:
+        """The stance closed and the plan's CoM at rest over it."""
+        return bool(np.linalg.norm(state[0] - self.rest_point()) < SETTLED_M and np.linalg.norm(state[1]) < SETTLED_MPS)
+
+    def _replan(self, t: float, com, com_velocity) -> None:
+        g = self.gait
+        state = np.zeros((3, 2))
+        state[0] = np.asarray(com, dtype=float)[:2]
+        state[1] = np.asarray(com_velocity, dtype=float)[:2]
+        if self.plan is not None:
+            state[2] = self.plan.evaluate(t)[2]
+        holds, owners, reach = self._holds()
+        samples = self._schedule([t + (k + 1) * g.sample_s for k in range(g.horizon)], holds, owners)
+        self.plan = self.planner.plan(t, state, holds, samples, reach, self.cop_half_sizes)
+        for hold, step in zip(holds[2:], owners[2:], strict=True):
+            step.position = hold.position
+        if self.current is not None and holds[2].variable:
+            swing = self.swings[self.current.foot]
+            swing.retarget(self.current.position, t)
+        self._holds_now = (holds, owners)
+        self._last_plan_time = t
+        self.events.append("replanned")
+
+    def planned_cop(self) -> np.ndarray:
+        """(2,) the CoP box's centre now under the last plan [m] (the rest point when standing)."""
+        if not self.walking or self.plan is None:
+            return self.rest_point()
+        holds, owners = self._holds_now
+        centre = self._schedule([self._time], holds, owners)[0][0]
+        return centre.value(holds)
+
+    def _advance_swings(self, t: float, forces: np.ndarray) -> None:
+        for i, foot in enumerate(FEET):
+            swing = self.swings[foot]
+            if swing is None:
+                continue
+            before = swing.phase
+            swing.update(t, float(forces[i]))
+            if before == UNLOADING and swing.phase == SWING:
+                self.events.append("lift_off")
+            if before == SWING and swing.phase in (LOADING, DONE):
+                self.events.append("touch_down")
+                self.touch_downs.append(swing.touch_down)
+                if self.current is not None and self.current.foot == foot:
+                    self.previous, self.current = self.current, None
+            if swing.phase == DONE:
+                self.swings[foot] = None
+
+    def _start_steps(self, t: float, forces: np.ndarray) -> None:
+        """Begin unloading the next step's foot ``unload_s`` before its lift-off; a swing not yet
+        landed delays it (and every later step) instead."""
+        if not self.steps:
+            return
+        step = self.steps[0]
+        start = step.t_lift - self.gait.unload_s
+        if t < start - _TOLERANCE_S:
+            return
+        if self.current is not None:  # the previous swing has not landed: hold the schedule
+            delay = t - start
+            self.current.t_touch += delay
+            for later in self.steps:
+                later.t_lift += delay
+                later.t_touch += delay
+            self.delayed_s += delay
+            self.events.append("delayed")
+            return
+        index = FEET.index(step.foot)
+        settings = SwingSettings(swing_s=step.t_touch - step.t_lift, height_m=self.gait.swing_height_m,
+                                 unload_s=max(step.t_lift - t, 1e-6), load_s=self.gait.load_s)  # fmt: skip
+        sole = np.array([*self.feet_xy[index], self.feet_z[index]])
+        swing = SwingFoot(step.foot, settings, t, sole, float(self.feet_yaw[index]), step.position, float(forces[index]),
+                          self.max_normal_force_n, target_yaw=step.yaw)  # fmt: skip
+        swing.update(t, float(forces[index]))
+        self.swings[step.foot] = swing
+        self.current = step
+        self.steps = self.steps[1:]
+        self.steps_taken += 1
+        self.clipped_steps += step.clipped
+        self.events.append("decided")
