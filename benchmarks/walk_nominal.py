@@ -4,8 +4,8 @@ A prototype harness for issue 39 (Walking I): ``HumanoidWBCWalk-v0`` does not ex
 runs the balance task (pushes off, a fixed CoM target) with its reference chain ending in a
 [`WalkingStage`][humanoid_env.envs.walking.WalkingStage] instead of the standing target, and
 walks one velocity command from 1 s to 10 s, then stops (the command back to zero) and stands to
-14 s. It prints whether the robot fell, the CoM's mean velocity while walking (2.5-9.5 s) and
-after the stop, the steps and their touch-downs. Results: ``results/walking/README.md``.
+14 s. It prints whether the robot fell, the mean velocity while walking (2.5-9.5 s) and after
+the stop (CoM x, y [m/s] and the pelvis's yaw rate [rad/s]), the steps and their touch-downs. Results: ``results/walking/README.md``.
 
     python -m benchmarks.walk_nominal --robot hubo_lite --command 0.2 0 0
 """
@@ -18,8 +18,7 @@ import json
 import numpy as np
 
 from humanoid_env.envs.balance import BalanceTask, HumanoidBalanceEnv
-from humanoid_env.envs.stepping import swing_tasks
-from humanoid_env.envs.walking import WalkingStage
+from humanoid_env.envs.walking import WalkingStage, walking_swing_tasks
 from wbc_layer.walking import GaitSettings, WalkCommand, WalkingGenerator
 
 
@@ -37,7 +36,8 @@ def walking_env(robot: str, gait: GaitSettings) -> HumanoidBalanceEnv:
 
         def controller_setup(self, robot_model, wbc):
             setup = super().controller_setup(robot_model, wbc)
-            setup.added_tasks = tuple(swing_tasks(self.description))
+            setup.added_tasks = tuple(walking_swing_tasks(self.description))
+            setup.tasks = (*setup.tasks, "torso")  # the stage turns the torso with the feet
             return setup
 
         def planned_contacts(self):
@@ -55,7 +55,7 @@ def walk(robot: str, command: WalkCommand, gait: GaitSettings, seed: int = 0) ->
     env.reset(seed=seed)
     walker = env.task.walker
     action = np.zeros(env.action_space.shape)
-    times, coms, fell_at = [], [], None
+    times, coms, yaws, fell_at = [], [], [], None
     for k in range(50 * 14):
         if k == 50:
             walker.set_command(command)
@@ -64,12 +64,16 @@ def walk(robot: str, command: WalkCommand, gait: GaitSettings, seed: int = 0) ->
         _, _, terminated, _, info = env.step(action)
         times.append(float(env.plant.data.time))
         coms.append(env.plant.com().copy())
+        R = env.plant.base_rotation(env.plant.data)
+        yaws.append(float(np.arctan2(R[1, 0], R[0, 0])))
         if terminated:
             fell_at = times[-1]
             break
     t, c = np.array(times), np.array(coms)
+    c[:, 2] = np.unwrap(np.array(yaws))  # the third entry: the pelvis's yaw [rad]
 
     def mean_velocity(t0: float, t1: float) -> list[float] | None:
+        """CoM x, y [m/s] and the pelvis's yaw rate [rad/s], mean over [t0, t1)."""
         m = (t >= t0) & (t < t1)
         return None if m.sum() < 3 else [round(float(x), 4) for x in (c[m][-1] - c[m][0]) / (t[m][-1] - t[m][0])]
 

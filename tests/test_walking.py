@@ -32,10 +32,10 @@ def test_jerk_model_is_the_exact_triple_integrator():
     assert np.allclose(D, [1.0, 0.0, -0.06])
 
 
-def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, start_at: float = 0.5):
+def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, start_at: float = 0.5, gait: GaitSettings | None = None):
     """Run the generator in an ideal plant: the CoM takes the plan's acceleration, the feet follow
     their swings and load at the planned touch-down. Returns (generator, times, CoM, CoM velocity)."""
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait or GaitSettings(), max_normal_force_n=370.0)
     w = LIMITS.nominal_width_m
     feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
     yaw = np.zeros(2)
@@ -70,16 +70,21 @@ def test_zero_command_stands_still_and_takes_no_step():
     assert np.abs(coms).max() < 1e-12  # no reference moved: the CoM never left the rest point
 
 
-def test_walks_the_commanded_speed_then_stops_with_the_feet_side_by_side():
+@pytest.mark.parametrize(("footstep_weight", "sideways_m", "stance_m"), [(None, 0.01, 1e-3), (10.0, 0.02, 0.01)])
+def test_walks_the_commanded_speed_then_stops_with_the_feet_side_by_side(footstep_weight, sideways_m, stance_m):
     """0.2 m/s forward from 0.5 s to 7 s: the CoM's mean velocity over 2-7 s within 5 mm/s of the
-    command (the issue's bar is 0.05 m/s stride-averaged), its sway centred within 1 cm; after the stop the stance closes at the
-    nominal width and the CoM comes to rest over the feet (within the stop rule's 5 mm)."""
-    g, t, coms, velocities, feet = _walk(WalkCommand(0.2, 0.0, 0.0), 10.0, stop_at=7.0)
+    command (the issue's bar is 0.05 m/s stride-averaged) and its sway centred on the start's
+    line within ``sideways_m`` (the planner's footsteps: 1 cm; with the MPC moving the next
+    landing, the start's transient shifts the gait by about 1.4 cm: 2 cm); after the stop the
+    stance closes at the nominal width within ``stance_m`` (the planner's closing step: 1 mm; the
+    MPC moves it too: 1 cm) and the CoM comes to rest over the feet (the stop rule's 5 mm)."""
+    gait = GaitSettings(footstep_weight=footstep_weight)
+    g, t, coms, velocities, feet = _walk(WalkCommand(0.2, 0.0, 0.0), 10.0, stop_at=7.0, gait=gait)
     window = (t >= 2.0) & (t < 7.0)
     assert abs(velocities[window, 0].mean() - 0.2) < 0.005
-    assert abs(coms[window, 1].mean()) < 0.01  # sways about the walking line, does not drift sideways
+    assert abs(coms[window, 1].mean()) < sideways_m
     assert not g.walking and "stopped" not in g.events  # stopped earlier, standing now
-    assert abs((feet[0, 1] - feet[1, 1]) - LIMITS.nominal_width_m) < 1e-3 and abs(feet[0, 0] - feet[1, 0]) < 1e-3
+    assert abs((feet[0, 1] - feet[1, 1]) - LIMITS.nominal_width_m) < stance_m and abs(feet[0, 0] - feet[1, 0]) < stance_m
     assert np.linalg.norm(coms[-1] - feet[:, :2].mean(axis=0)) < 5e-3
     assert g.clipped_steps == 0 and g.delayed_s == 0.0
     assert set(g.touch_downs) <= {"planned", "late"}  # this plant loads a foot at the first tick at or after the planned time

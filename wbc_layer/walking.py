@@ -109,12 +109,14 @@ class GaitSettings:
         horizon: the MPC's samples [-].
         cop_margin_m: the planned CoP stays this far inside the soles' CoP rectangles [m].
         jerk_weight: the MPC's weight on the jerk [s^6] (per m^2 of CoP error).
-        footstep_weight: None (the default): the footsteps are the planner's, fixed in the MPC
-            (Wieber 2006). A number [-] (per m^2 of CoP error): the next landing is a decision
-            variable of the MPC drawn to the planner's place with this weight, the steps after it
-            moving with it (after Herdt et al. 2010's automatic footstep placement).
-            **Experimental**: in the ideal point-mass plant, at 1, 10 and 100 the plan drifts
-            sideways step after step and diverges (``results/walking/README.md``).
+        footstep_weight: the MPC's weight [-] (per m^2 of CoP error) on the next landing's move
+            from the planner's place: that landing is a decision variable of the MPC, inside the
+            swing foot's reachable region, and the steps after it move with it (after Herdt et
+            al. 2010's automatic footstep placement); None: the planner's footsteps, fixed
+            (Wieber 2006). Fixed footsteps fell in MuJoCo at every lateral command and at 0.2 m/s
+            forward on the G1 (``results/walking/README.md``).
+        velocity_weight: the MPC's weight on the CoM velocity's error from the command at each
+            sample [s^2] (per m^2 of CoP error; Herdt et al. 2010's velocity tracking); 0: none.
         replan_s: the MPC re-plans from the measured state this often [s].
         command_share: the command limits are this share of what the step limits allow [-].
     """
@@ -130,7 +132,8 @@ class GaitSettings:
     horizon: int = 16
     cop_margin_m: float = 0.01
     jerk_weight: float = 1e-6
-    footstep_weight: float | None = None
+    footstep_weight: float | None = 10.0
+    velocity_weight: float = 0.05
     replan_s: float = 0.02
     command_share: float = 0.95
 
@@ -149,6 +152,8 @@ class GaitSettings:
             raise ValueError(f"GaitSettings.horizon must be an int >= 2, got {self.horizon!r}")
         if self.footstep_weight is not None:
             _positive(self.footstep_weight, "GaitSettings.footstep_weight")
+        if not (math.isfinite(float(self.velocity_weight)) and self.velocity_weight >= 0.0):
+            raise ValueError(f"GaitSettings.velocity_weight must be a finite number >= 0, got {self.velocity_weight!r}")
         if self.command_share > 1.0:
             raise ValueError(f"GaitSettings.command_share must be in (0, 1], got {self.command_share!r}")
 
@@ -322,19 +327,26 @@ class CoMPlanner:
         #: z_k = Pzs[k] x0 + Pzu[k] j, samples k = 1..N.
         self.Pzs = np.empty((N, 3))
         self.Pzu = np.zeros((N, N))
+        #: c'_k = Pvs[k] x0 + Pvu[k] j, samples k = 1..N.
+        self.Pvs = np.empty((N, 3))
+        self.Pvu = np.zeros((N, N))
+        V = np.array([0.0, 1.0, 0.0])
         power = np.eye(3)
         impulse = [B]
         for k in range(N):
             power = A @ power
             self.Pzs[k] = D @ power
+            self.Pvs[k] = V @ power
             for i in range(k + 1):
                 self.Pzu[k, i] = D @ impulse[k - i]
+                self.Pvu[k, i] = V @ impulse[k - i]
             impulse.append(A @ impulse[-1])
         self._solver = EiquadprogSolver()
         self._problem_type = QPProblem
 
     def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[_Affine, float]],
-             reach: list[tuple[int, int, np.ndarray]], cop_half_sizes: tuple[float, float]) -> CoMPlan:  # fmt: skip
+             reach: list[tuple[int, int, np.ndarray]], cop_half_sizes: tuple[float, float],
+             velocity_ref: np.ndarray | None = None) -> CoMPlan:  # fmt: skip
         """Solve from ``state`` (3, 2) at ``t0`` [s].
 
         Args:
@@ -346,6 +358,8 @@ class CoMPlanner:
             reach: (hold, parent hold, polygon (k, 2) in the parent's axes) for each variable
                 hold: where it may land relative to the hold it is stepped from.
             cop_half_sizes: the CoP box's half sizes (length, width) [m].
+            velocity_ref: (N, 2) the CoM velocity the command asks for at samples 1..N [m/s]
+                (with ``velocity_weight``).
 
         The variable holds' solved positions are written back into ``holds``.
         """
@@ -387,6 +401,13 @@ class CoMPlanner:
             reference[c : c + 2] = holds[hold].position
         P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
         q = 2.0 * (E[0].T @ e0[:, 0] + E[1].T @ e0[:, 1] - regularise * reference)
+        if g.velocity_weight > 0.0 and velocity_ref is not None:
+            w = g.velocity_weight
+            for axis in range(2):
+                cols = slice(axis * N, (axis + 1) * N)
+                error0 = self.Pvs @ state[:, axis] - velocity_ref[:, axis]
+                P[cols, cols] += 2.0 * w * self.Pvu.T @ self.Pvu
+                q[cols] += 2.0 * w * self.Pvu.T @ error0
         rows, bounds = [], []
         hl, hw = cop_half_sizes
         for k, (_, yaw, pair) in enumerate(samples):
@@ -739,7 +760,7 @@ class WalkingGenerator:
             state[2] = self.plan.evaluate(t)[2]
         holds, owners, reach = self._holds()
         samples = self._schedule([t + (k + 1) * g.sample_s for k in range(g.horizon)], holds, owners)
-        self.plan = self.planner.plan(t, state, holds, samples, reach, self.cop_half_sizes)
+        self.plan = self.planner.plan(t, state, holds, samples, reach, self.cop_half_sizes, self._velocity_ref(t))
         for hold, step in zip(holds[2:], owners[2:], strict=True):
             step.position = hold.position
         if self.current is not None and holds[2].variable:
@@ -748,6 +769,17 @@ class WalkingGenerator:
         self._holds_now = (holds, owners)
         self._last_plan_time = t
         self.events.append("replanned")
+
+    def _velocity_ref(self, t: float) -> np.ndarray:
+        """(N, 2) the commanded CoM velocity at samples 1..N [m/s], world axes: the command turned
+        by the heading (the feet's mean yaw, turning at the command's yaw rate)."""
+        g, c = self.gait, self.command
+        heading = _mean_angle(self.feet_yaw)
+        times = (np.arange(g.horizon) + 1.0) * g.sample_s
+        out = np.empty((g.horizon, 2))
+        for k, tau in enumerate(times):
+            out[k] = _rotation(heading + c.yaw_rate_radps * tau) @ np.array([c.forward_mps, c.lateral_mps])
+        return out
 
     def planned_cop(self) -> np.ndarray:
         """(2,) the CoP box's centre now under the last plan [m] (the rest point when standing)."""

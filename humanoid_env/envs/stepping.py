@@ -64,16 +64,17 @@ def swing_task_names(foot: str) -> tuple[str, str]:
     return f"{side}_sole_swing", f"{side}_sole_flat"
 
 
-def swing_tasks(description: RobotDescription) -> list:
+def swing_tasks(description: RobotDescription, orientation_gains: tuple[float, float, float] = SWING_ORIENTATION_TASK) -> list:
     """Fresh swing tasks of both feet for an episode's controller (off until a swing): each
-    sole's position task and flat-orientation task (``swing_task_names``)."""
+    sole's position task and flat-orientation task (``swing_task_names``; the latter's weight,
+    kp [1/s^2], kd [1/s] ``orientation_gains``)."""
     tasks = []
     for foot in FEET:
         site = description.feet[foot].site
         position_name, flat_name = swing_task_names(foot)
         w, kp, kd = SWING_POSITION_TASK
         tasks.append(FramePositionTask(position_name, w, kp=kp, kd=kd, frame=site, active=False))
-        w, kp, kd = SWING_ORIENTATION_TASK
+        w, kp, kd = orientation_gains
         tasks.append(OrientationTask(flat_name, w, kp=kp, kd=kd, frame=site, active=False))
     return tasks
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from humanoid_env.envs.decoding import ReferenceStage
-from humanoid_env.envs.stepping import UNLOADING_FORCE_WEIGHT, swing_task_names
+from humanoid_env.envs.stepping import UNLOADING_FORCE_WEIGHT, swing_task_names, swing_tasks
 from humanoid_env.robots import FEET
 from wbc_layer.references import References
 from wbc_layer.stepping import SWING, UNLOADING, _yaw_rotation
@@ -35,6 +35,18 @@ from wbc_layer.walking import WalkCommand, WalkingGenerator
 
 if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
+
+
+#: The swing sole's orientation task while walking (weight, kp [1/s^2], kd [1/s]): stiffer than a
+#: push-recovery step's (``stepping.SWING_ORIENTATION_TASK``, 10, 100, 20), since walking turns the
+#: sole during the swing: at 0.475 rad/s in place the pelvis turned 0.16 rad/s with the stepping
+#: gains, 0.32 with these; (3000, 900, 60) reached 0.39 but fell after the stop on both robots.
+WALKING_SWING_ORIENTATION_TASK = (1000.0, 400.0, 40.0)
+
+
+def walking_swing_tasks(description) -> list:
+    """Fresh swing tasks of both feet for a walking controller (``WALKING_SWING_ORIENTATION_TASK``)."""
+    return swing_tasks(description, WALKING_SWING_ORIENTATION_TASK)
 
 
 class WalkingStage(ReferenceStage):
