@@ -1,10 +1,10 @@
 """Nominal walking in MuJoCo: the walking generator and the whole-body controller, zero action.
 
-A prototype harness for issue 39 (Walking I): ``HumanoidWBCWalk-v0`` does not exist yet, so this
-runs the balance task (pushes off, a fixed CoM target) with its reference chain ending in a
-[`WalkingStage`][humanoid_env.envs.walking.WalkingStage] instead of the standing target, and
-walks one velocity command from 1 s to 10 s, then stops (the command back to zero) and stands to
-14 s. It prints whether the robot fell, the mean velocity while walking (2.5-9.5 s) and after
+A scripted start and stop (issue 39, Walking I): the balance task (pushes off, a fixed CoM
+target) with its reference chain ending in a
+[`WalkingStage`][humanoid_env.envs.walking.WalkingStage], walking one velocity command from 1 s
+to 10 s, then stopping (the command back to zero) and standing to 14 s. (``HumanoidWBCWalk-v0``
+draws its commands instead; this harness keeps the start and the stop at known times.) It prints whether the robot fell, the mean velocity while walking (2.5-9.5 s) and after
 the stop (CoM x, y [m/s] and the pelvis's yaw rate [rad/s]), the steps and their touch-downs. Results: ``results/walking/README.md``.
 
     python -m benchmarks.walk_nominal --robot hubo_lite --command 0.2 0 0

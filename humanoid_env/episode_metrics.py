@@ -131,6 +131,37 @@ class SeesawMetrics(BalanceMetrics):
         }
 
 
+class WalkMetrics(BalanceMetrics):
+    """``HumanoidWBCWalk-v0``: BalanceMetrics (fell, com_rmse_m against the generator's CoM
+    reference, ...) plus ``velocity_rmse_mps`` [m/s] (the pelvis's horizontal velocity in its
+    heading frame against the command, every env step: not stride-averaged, so the sway of a gait
+    counts in it), ``yaw_rate_rmse_radps`` [rad/s] and ``steps_taken`` (wbc mode; 0 otherwise)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.velocity_sq: list[float] = []
+        self.yaw_sq: list[float] = []
+        self.steps_taken = 0
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        super().step(reward, terminated, info)
+        measured = np.asarray(info["base_velocity_heading"], dtype=float)
+        command = np.asarray(info["walk_command"], dtype=float)
+        if np.all(np.isfinite(measured)):
+            self.velocity_sq.append(float(np.sum((measured[:2] - command[:2]) ** 2)))
+            self.yaw_sq.append(float((measured[2] - command[2]) ** 2))
+        if "walking" in info:
+            self.steps_taken = int(info["walking"]["steps_taken"])
+
+    def result(self) -> dict[str, Any]:
+        return {
+            **super().result(),
+            "velocity_rmse_mps": _rms(self.velocity_sq),
+            "yaw_rate_rmse_radps": _rms(self.yaw_sq),
+            "steps_taken": self.steps_taken,
+        }
+
+
 def _rms(squares) -> float:
     """Root of the mean of ``squares``; NaN when there are none."""
     return float(np.sqrt(np.mean(squares))) if len(squares) else float("nan")

@@ -11,6 +11,7 @@ The classes are the same objects as in their own modules (``humanoid_env.envs.ba
 from humanoid_env.envs.balance import HumanoidBalanceEnv
 from humanoid_env.envs.seesaw import HumanoidSeesawEnv
 from humanoid_env.envs.square import HumanoidSquareEnv
+from humanoid_env.envs.walk import HumanoidWalkEnv
 from humanoid_env.envs.wall import HumanoidWallEnv
 
-__all__ = ["HumanoidBalanceEnv", "HumanoidSeesawEnv", "HumanoidSquareEnv", "HumanoidWallEnv"]
+__all__ = ["HumanoidBalanceEnv", "HumanoidSeesawEnv", "HumanoidSquareEnv", "HumanoidWalkEnv", "HumanoidWallEnv"]

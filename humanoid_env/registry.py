@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from humanoid_env.episode_metrics import BalanceMetrics, EpisodeMetrics, SeesawMetrics, WallMetrics
+from humanoid_env.episode_metrics import (
+    BalanceMetrics,
+    EpisodeMetrics,
+    SeesawMetrics,
+    WalkMetrics,
+    WallMetrics,
+)
 
 if TYPE_CHECKING:
     from humanoid_env.scenarios.base import Scenario
@@ -189,6 +195,18 @@ register_task(
         summary="two feet, CoM target on a square",
         metrics=BalanceMetrics,
         level_metric=LevelMetric("com_rmse_m", "CoM RMSE [mm]", 1e3),
+        scenarios={},
+    )
+)
+register_task(
+    TaskEntry(
+        env_id="HumanoidWBCWalk-v0",
+        name="walk",
+        entry_point="humanoid_env.humanoid_wbc:HumanoidWalkEnv",
+        max_episode_steps=1000,
+        summary="two feet, stepping (walking generator)",
+        metrics=WalkMetrics,
+        level_metric=LevelMetric("velocity_rmse_mps", "velocity RMSE [m/s]", 1.0),
         scenarios={},
     )
 )

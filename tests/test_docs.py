@@ -33,7 +33,7 @@ def site(tmp_path_factory) -> Path:
 
 def test_the_docs_build_strictly_and_hold_every_page(site):
     pages = {p.relative_to(site).parent.as_posix() for p in site.rglob("index.html")}
-    expected = {".", "install", "architecture", "qp", "conventions", "envs/balance", "envs/wall", "envs/seesaw", "envs/square", "training",
+    expected = {".", "install", "architecture", "qp", "conventions", "envs/balance", "envs/wall", "envs/seesaw", "envs/square", "envs/walk", "training",
                 "speed", "reproducibility", "reproductions", "references", "robots", "api/wbc_layer",
                 "api/humanoid_env", "api/training"}  # fmt: skip
     assert expected <= pages, sorted(expected - pages)

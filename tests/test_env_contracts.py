@@ -27,7 +27,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import humanoid_env  # noqa: F401  (registers the envs)
 from tests.conftest import REPRODUCIBILITY_TOL
 
-ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0")
+ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWalk-v0")
 
 
 #: Checker warnings allowed, each with its reason (as Gymnasium's own test suite allows some for

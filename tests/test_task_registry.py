@@ -45,13 +45,13 @@ def test_task_entry_takes_the_id_with_or_without_prefix():
 
 def test_the_registry_holds_exactly_the_humanoid_ids_gymnasium_has():
     ours = {env_id for env_id, spec in gym.registry.items() if str(spec.entry_point).startswith("humanoid_env")}
-    assert set(TASKS) == ours and len(TASKS) == 4
+    assert set(TASKS) == ours and len(TASKS) == 5
     for env_id, entry in TASKS.items():
         spec = gym.spec(env_id)
         assert entry.env_id == env_id
         assert (spec.entry_point, spec.max_episode_steps) == (entry.entry_point, entry.max_episode_steps)
-    # the three paper tasks, then the example of adding one (humanoid_env/envs/square.py)
-    assert [entry.name for entry in TASKS.values()] == ["balance", "wall", "seesaw", "square"]
+    # the three paper tasks, the example of adding one (humanoid_env/envs/square.py), walking
+    assert [entry.name for entry in TASKS.values()] == ["balance", "wall", "seesaw", "square", "walk"]
 
 
 def test_every_scenario_factory_builds_its_scenario():
@@ -93,6 +93,7 @@ def _metric_keys(entry) -> set[str]:
         "com": [0.0, 0.0, 0.8], "com_ref": [0.0, 0.0, 0.8], "time": 2.0, "wbc_status": "solved",
         "pushes_total": 0, "pushes_survived": 0, "hand_force_n": 20.0, "hand_force_command_n": 20.0,
         "hand_contact_lost_total_s": 0.0, "board_angle_rad": 0.0,
+        "walk_command": [0.0, 0.0, 0.0], "base_velocity_heading": [0.0, 0.0, 0.0],
     }  # fmt: skip
     metrics.step(1.0, False, info)
     return set(metrics.result())

@@ -10,10 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_env.episode_metrics import BalanceMetrics, EpisodeMetrics, SeesawMetrics, WallMetrics
+from humanoid_env.episode_metrics import (
+    BalanceMetrics,
+    EpisodeMetrics,
+    SeesawMetrics,
+    WalkMetrics,
+    WallMetrics,
+)
 from humanoid_env.registry import TASKS
 
-__all__ = ["METRICS", "BalanceMetrics", "EpisodeMetrics", "SeesawMetrics", "WallMetrics", "metrics_for", "summarise"]
+__all__ = ["METRICS", "BalanceMetrics", "EpisodeMetrics", "SeesawMetrics", "WalkMetrics", "WallMetrics", "metrics_for", "summarise"]
 
 #: env id -> metrics class of every registered task (built from [`TASKS`][humanoid_env.registry.TASKS] at import); other
 #: ids get [`EpisodeMetrics`][humanoid_env.episode_metrics.EpisodeMetrics].

@@ -77,12 +77,16 @@ from wbc_layer.stepping import (
 )
 
 __all__ = [
+    "AffinePoint",
+    "CoMPlan",
     "CoMPlanner",
+    "Foothold",
     "Footstep",
     "FootstepPlanner",
     "GaitSettings",
     "WalkCommand",
     "WalkingGenerator",
+    "WalkingOutputs",
     "command_limits",
     "jerk_model",
 ]
@@ -239,10 +243,11 @@ class FootstepPlanner:
         return WalkCommand(*map(float, clipped)), bool(np.any(clipped != raw))
 
     def place(self, foot: str, stance_xy: ArrayLike, stance_yaw: float, command: WalkCommand,
-              closing: bool = False) -> tuple[np.ndarray, float, bool]:  # fmt: skip
+              closing: bool = False, offset_m: ArrayLike | None = None) -> tuple[np.ndarray, float, bool]:  # fmt: skip
         """(position (2,) [m], yaw [rad], clipped) of ``foot``'s landing beside the stance sole at
-        ``stance_xy`` (2,), ``stance_yaw``, for ``command`` (already within the limits);
-        ``closing``: side by side with the stance sole at the nominal width."""
+        ``stance_xy`` (2,), ``stance_yaw``, for ``command`` (already within the limits), moved by
+        ``offset_m`` (2,) [m] in the stance sole's axes (a policy's correction; not for the
+        closing step); ``closing``: side by side with the stance sole at the nominal width."""
         sign = 1.0 if foot == FEET[0] else -1.0
         T = self.gait.step_s
         if closing:
@@ -251,6 +256,8 @@ class FootstepPlanner:
             lateral = 2.0 * command.lateral_mps * T if command.lateral_mps * sign > 0.0 else 0.0
             turn = float(np.clip(command.yaw_rate_radps * T, -self.gait.max_yaw_step_rad, self.gait.max_yaw_step_rad))
             offset = _rotation(0.5 * turn) @ np.array([command.forward_mps * T, sign * self.limits.nominal_width_m + lateral])
+            if offset_m is not None:
+                offset = offset + np.asarray(offset_m, dtype=float)
         region = self.regions[foot]
         inside = project_to_polygon(offset, region)
         clipped = bool(np.linalg.norm(inside - offset) > 1e-9)
@@ -344,7 +351,7 @@ class CoMPlanner:
         self._solver = EiquadprogSolver()
         self._problem_type = QPProblem
 
-    def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[_Affine, float]],
+    def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[AffinePoint, float, tuple[int, int] | None]],
              reach: list[tuple[int, int, np.ndarray]], cop_half_sizes: tuple[float, float],
              velocity_ref: np.ndarray | None = None) -> CoMPlan:  # fmt: skip
         """Solve from ``state`` (3, 2) at ``t0`` [s].
@@ -471,22 +478,22 @@ class Foothold:
 
 
 @dataclass
-class _Affine:
+class AffinePoint:
     """A point (2,) [m] as ``sum(weight * holds[i].position) + const``: a CoP box's centre."""
 
     terms: dict[int, float]
     const: np.ndarray
 
     @staticmethod
-    def hold(index: int) -> _Affine:
-        return _Affine({index: 1.0}, np.zeros(2))
+    def hold(index: int) -> AffinePoint:
+        return AffinePoint({index: 1.0}, np.zeros(2))
 
-    def blend(self, other: _Affine, share: float) -> _Affine:
+    def blend(self, other: AffinePoint, share: float) -> AffinePoint:
         """``(1 - share) self + share other``."""
         terms = {i: (1.0 - share) * w for i, w in self.terms.items()}
         for i, w in other.terms.items():
             terms[i] = terms.get(i, 0.0) + share * w
-        return _Affine(terms, (1.0 - share) * self.const + share * other.const)
+        return AffinePoint(terms, (1.0 - share) * self.const + share * other.const)
 
     def value(self, holds: list[Foothold]) -> np.ndarray:
         point = self.const.copy()
@@ -542,6 +549,8 @@ class WalkingGenerator:
         self.max_normal_force_n = _positive(max_normal_force_n, "max_normal_force_n")
         self.command = WalkCommand()
         self.command_clipped = False
+        #: (2,) every new step's offset from the planner's place, stance sole's axes [m] (a policy's action).
+        self.step_offset = np.zeros(2)
         self.reset(0.0, np.array([[0.0, 0.5 * limits.nominal_width_m, 0.0], [0.0, -0.5 * limits.nominal_width_m, 0.0]]), np.zeros(2))
 
     # -- state ------------------------------------------------------------------------------
@@ -637,7 +646,7 @@ class WalkingGenerator:
         horizon_end = time + g.horizon * g.sample_s
         while t_lift < horizon_end + g.step_s:
             stance_xy, stance_yaw = self._stance_of(FEET[1 - FEET.index(foot)], fixed + steps)
-            position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command)
+            position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, offset_m=self.step_offset)
             steps.append(Footstep(foot, position, yaw, t_lift, t_lift + g.single_support_s, clipped))
             foot, t_lift = FEET[1 - FEET.index(foot)], t_lift + g.step_s
         self.steps = steps
@@ -669,11 +678,11 @@ class WalkingGenerator:
             latest[step.foot] = len(holds) - 1
         return holds, owners, reach
 
-    def _rest(self, left: int, right: int, holds: list[Foothold]) -> _Affine:
+    def _rest(self, left: int, right: int, holds: list[Foothold]) -> AffinePoint:
         yaw = _mean_angle(np.array([holds[left].yaw, holds[right].yaw]))
-        return _Affine({left: 0.5, right: 0.5}, _rotation(yaw) @ self.rest_offset)
+        return AffinePoint({left: 0.5, right: 0.5}, _rotation(yaw) @ self.rest_offset)
 
-    def _schedule(self, times: list[float], holds: list[Foothold], owners: list) -> list[tuple[_Affine, float, tuple[int, int] | None]]:
+    def _schedule(self, times: list[float], holds: list[Foothold], owners: list) -> list[tuple[AffinePoint, float, tuple[int, int] | None]]:
         """Per time [s]: the CoP reference (an affine point of the holds), the yaw of its box and,
         in double support, the two holds on the ground (None in single support): the stance
         sole in single support; in double support moving from the last stance sole (or the rest
@@ -690,12 +699,12 @@ class WalkingGenerator:
                     if previous is None:
                         start, t_start = self._rest(latest[FEET[0]], latest[FEET[1]], holds), self._start_time
                     else:
-                        start, t_start = _Affine.hold(latest[step.foot]), previous.t_touch
+                        start, t_start = AffinePoint.hold(latest[step.foot]), previous.t_touch
                     share = min(max((t - t_start) / max(step.t_lift - t_start, 1e-9), 0.0), 1.0)
-                    found = (start.blend(_Affine.hold(stance), share), holds[stance].yaw, (latest[step.foot], stance))
+                    found = (start.blend(AffinePoint.hold(stance), share), holds[stance].yaw, (latest[step.foot], stance))
                     break
                 if t < step.t_touch:
-                    found = (_Affine.hold(stance), holds[stance].yaw, None)
+                    found = (AffinePoint.hold(stance), holds[stance].yaw, None)
                     break
                 latest[step.foot] = index
                 previous = step
@@ -706,7 +715,7 @@ class WalkingGenerator:
                 if previous is None:
                     found = (rest, yaw, pair)
                 else:
-                    last_stance = _Affine.hold(latest[FEET[1 - FEET.index(previous.foot)]])
+                    last_stance = AffinePoint.hold(latest[FEET[1 - FEET.index(previous.foot)]])
                     share = min(max((t - previous.t_touch) / self.gait.double_support_s, 0.0), 1.0)
                     found = (last_stance.blend(rest, share), yaw, pair)
             out.append(found)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from humanoid_env.envs.decoding import ReferenceStage
+from humanoid_env.envs.decoding import ReferenceStage, StandingDecoder
 from humanoid_env.envs.stepping import UNLOADING_FORCE_WEIGHT, swing_task_names, swing_tasks
 from humanoid_env.robots import FEET
 from wbc_layer.references import References
@@ -36,6 +36,9 @@ from wbc_layer.walking import WalkCommand, WalkingGenerator
 if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
 
+
+#: The action's step offset at +-1 [m] (forward and left, in the stance sole's axes).
+STEP_OFFSET_M = 0.05
 
 #: The swing sole's orientation task while walking (weight, kp [1/s^2], kd [1/s]): stiffer than a
 #: push-recovery step's (``stepping.SWING_ORIENTATION_TASK``, 10, 100, 20), since walking turns the
@@ -56,11 +59,18 @@ class WalkingStage(ReferenceStage):
         plant: the plant (the soles' sites, the feet's measured forces).
         generator: the walking generator.
         com_nominal: (3,) the standing CoM [m] (its offset from the soles' midpoint is the rest point's).
+        step_offset_block: the action's ``step_offset`` slice (2: the next landings' offset,
+            +-1 -> +-``STEP_OFFSET_M`` forward and left in the stance sole's axes), or None.
+        standing: the standing decoder, whose CoM offset is added to the generator's CoM
+            reference (None: none).
     """
 
-    def __init__(self, plant: Plant, generator: WalkingGenerator, com_nominal: np.ndarray):
+    def __init__(self, plant: Plant, generator: WalkingGenerator, com_nominal: np.ndarray,
+                 step_offset_block: slice | None = None, standing: StandingDecoder | None = None):  # fmt: skip
         self.plant, self.generator = plant, generator
         self.com_nominal = np.asarray(com_nominal, dtype=float)
+        self.step_offset_block = step_offset_block
+        self.standing = standing
         self.reset()
 
     def reset(self) -> None:
@@ -89,6 +99,8 @@ class WalkingStage(ReferenceStage):
             contacts = references.contacts
             self._own_bounds = {foot: (contacts[foot].min_normal_force, contacts[foot].max_normal_force) for foot in FEET}
             return
+        if self.step_offset_block is not None and action is not None:
+            generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
         com, velocity = context.sensed_com()
         feet, yaws = self._feet()
         forces = self.plant.contact_forces()
@@ -99,7 +111,8 @@ class WalkingStage(ReferenceStage):
 
     def _write(self, references: References, out) -> None:
         reference = references.com
-        reference.position[:2] = out.com[0]
+        offset = self.standing.com_offset[:2] if self.standing is not None else 0.0
+        reference.position[:2] = out.com[0] + offset
         reference.velocity[:2] = out.com[1]
         reference.acceleration[:2] = out.com[2]
         walking = out.walking

@@ -1,0 +1,302 @@
+"""``HumanoidWBCWalk-v0``: walk a velocity command, executed by the whole-body controller.
+
+The task module: [`WalkTask`][humanoid_env.envs.walk.WalkTask] (its config
+[`WalkTaskConfig`][humanoid_env.envs.walk.WalkTaskConfig]) and the env class
+[`HumanoidWalkEnv`][humanoid_env.envs.walk.HumanoidWalkEnv], whose docstring is the env's spec. In
+wbc mode the walking stage ([`humanoid_env.envs.walking`][humanoid_env.envs.walking]) runs the
+pure generator ([`wbc_layer.walking`][wbc_layer.walking]) at every physics step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
+from humanoid_env.envs.configs import PartConfig
+from humanoid_env.envs.kwargs import check_range, check_scalar, check_vector
+from humanoid_env.envs.task import Task
+from humanoid_env.envs.walking import WalkingStage, walking_swing_tasks
+from humanoid_env.robots import FEET
+from wbc_layer.walking import GaitSettings, WalkCommand, WalkingGenerator, command_limits
+
+WALK_DEFAULTS: dict[str, Any] = {
+    **BASE_DEFAULTS,
+    "push_magnitude_n": (0.0, 0.0),  # pushes while walking: not calibrated yet
+    "command_share": None,
+    "command_interval_s": (3.0, 5.0),
+    "standing_probability": 0.2,
+    "fixed_command": None,
+    "gait": None,
+}
+
+#: The default ``command_share`` per robot: the share of the command limits the nominal
+#: generator walked with at most one fall in 10 episodes of 20 s (seeds 100-109, zero action,
+#: commands of all three axes at once): Hubo-lite 1.0: 1 fall, 0.6: 0; the G1 1.0: 8, 0.6: 2,
+#: 0.4: 1. Other robots: 0.4.
+DEFAULT_COMMAND_SHARE = {"hubo_lite": 0.6, "g1": 0.4}
+FALLBACK_COMMAND_SHARE = 0.4
+
+#: Width [m/s, m/s, rad/s] of the Gaussian velocity-tracking reward terms.
+VELOCITY_SIGMA_MPS = 0.1
+YAW_RATE_SIGMA_RADPS = 0.25
+
+
+def gait_settings(value: Any) -> GaitSettings:
+    """The ``gait`` keyword: None (the defaults) or a dict of ``GaitSettings`` fields."""
+    if value is None:
+        return GaitSettings()
+    if not isinstance(value, dict):
+        raise ValueError(f"gait must be None or a dict of GaitSettings fields, got {value!r}")
+    try:
+        return GaitSettings(**value)
+    except TypeError as err:
+        raise ValueError(f"gait must be None or a dict of GaitSettings fields ({err}), got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class WalkTaskConfig(PartConfig):
+    """The walk task's keywords.
+
+    Attributes:
+        command_share: the velocity command is drawn within this share of the robot's command
+            limits (``wbc_layer.walking.command_limits``), in (0, 1]; None: the robot's default
+            (``DEFAULT_COMMAND_SHARE``).
+        command_interval_s: (lo, hi): a new command every U(lo, hi) s, 0 < lo <= hi.
+        standing_probability: the share of draws that are zero (stand still), in [0, 1].
+        fixed_command: None (commands drawn as above) or (3,) the one command of every episode
+            (forward, lateral [m/s], yaw rate [rad/s]; clipped to the limits, see ``info``).
+        gait: None or a dict of [`GaitSettings`][wbc_layer.walking.GaitSettings] fields.
+    """
+
+    KEYWORDS: ClassVar[tuple[str, ...]] = ("command_share", "command_interval_s", "standing_probability", "fixed_command", "gait")
+
+    command_share: float | None
+    command_interval_s: tuple[float, float]
+    standing_probability: float
+    fixed_command: tuple[float, float, float] | None
+    gait: Any
+
+    def __post_init__(self) -> None:
+        if self.command_share is not None:
+            object.__setattr__(self, "command_share", check_scalar("command_share", self.command_share, 0.0, 1.0, strict_low=True))
+        interval = check_range("command_interval_s", self.command_interval_s, 0.0)
+        if interval[0] <= 0.0:
+            raise ValueError(f"command_interval_s must have lo > 0, got {self.command_interval_s!r}")
+        object.__setattr__(self, "command_interval_s", interval)
+        object.__setattr__(self, "standing_probability", check_scalar("standing_probability", self.standing_probability, 0.0, 1.0))
+        if self.fixed_command is not None:
+            object.__setattr__(self, "fixed_command", tuple(float(x) for x in check_vector("fixed_command", self.fixed_command, 3)))
+        gait_settings(self.gait)  # checked here, built per env
+
+
+class WalkTask(Task):
+    """Walk a velocity command drawn every U(``command_interval_s``) s (see
+    [`HumanoidWalkEnv`][humanoid_env.envs.walk.HumanoidWalkEnv])."""
+
+    env_id = "HumanoidWBCWalk-v0"
+    name = "walk"
+    config_type = WalkTaskConfig
+    observation_structure: ClassVar[dict[str, int]] = {"walk_command": 3, "gait_phase": 4, "feet": 6}
+    walker: WalkingStage | None = None
+
+    @property
+    def wbc_action_structure(self) -> dict[str, int]:
+        return {**super().wbc_action_structure, "step_offset": 2}
+
+    def prepare(self, plant, robot, wbc):
+        self.gait = gait_settings(self.config.gait)
+        self.limits = self.description.step_limits()
+        self.command_low, self.command_high = command_limits(self.limits, self.gait)
+        share = self.config.command_share
+        #: the share of the command limits the commands are drawn in.
+        self.command_share = DEFAULT_COMMAND_SHARE.get(self.description.name, FALLBACK_COMMAND_SHARE) if share is None else share
+        return super().prepare(plant, robot, wbc)
+
+    def reference_stages(self, wbc: Any, blocks: dict[str, slice]) -> tuple[list, list]:
+        plant = self.plant
+        height = float(plant.com_nominal[2] - plant.data.site_xpos[plant.sole_sites, 2].mean())
+        generator = WalkingGenerator(self.limits, self.description.cop_half_sizes(), height, self.gait, max_normal_force_n=self.weight_n)
+        self.walker = WalkingStage(plant, generator, plant.com_nominal, step_offset_block=blocks["step_offset"], standing=self.standing)
+        return [], [self.walker]
+
+    def controller_setup(self, robot, wbc):
+        setup = super().controller_setup(robot, wbc)
+        setup.added_tasks = tuple(walking_swing_tasks(self.description))
+        setup.tasks = (*setup.tasks, "torso")  # the stage turns the torso with the feet
+        return setup
+
+    def planned_contacts(self) -> tuple[str, ...]:
+        return () if self.walker is None else self.walker.planned_contacts()
+
+    # -- the command ---------------------------------------------------------------------------
+    def reset(self, rng: np.random.Generator) -> None:
+        super().reset(rng)
+        self.walk_command = WalkCommand()
+        self.next_command_time = 0.0
+        self._draw_command(rng, 0.0)
+
+    def _draw_command(self, rng: np.random.Generator, time: float) -> None:
+        if self.config.fixed_command is not None:
+            values = np.array(self.config.fixed_command)
+        elif rng.uniform() < self.config.standing_probability:
+            values = np.zeros(3)
+        else:
+            share = self.command_share
+            values = rng.uniform(share * self.command_low, share * self.command_high)
+        self.walk_command = WalkCommand(*map(float, values))
+        if self.walker is not None:
+            self.walker.set_command(self.walk_command)
+        self.next_command_time = time + rng.uniform(*self.config.command_interval_s)
+
+    def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
+        if time >= self.next_command_time:
+            self._draw_command(rng, time)
+        walker = self.walker
+        if walker is not None and walker.outputs is not None:  # the CoM target: the generator's rest point or plan
+            target = self.command.com_target
+            target.position[:2] = walker.outputs.com[0]
+            target.velocity[:2] = walker.outputs.com[1]
+
+    # -- observation, reward, info -------------------------------------------------------------
+    def _heading(self) -> float:
+        R = self.plant.base_rotation()
+        return math.atan2(R[1, 0], R[0, 0])
+
+    def base_velocity_heading(self) -> np.ndarray:
+        """(3,) the pelvis's velocity in its heading frame (forward, left [m/s]) and yaw rate [rad/s]."""
+        plant, d = self.plant, self.plant.data
+        dof = plant.bridge.root_dof
+        c, s = math.cos(self._heading()), math.sin(self._heading())
+        vx, vy = d.qvel[dof], d.qvel[dof + 1]
+        R = plant.base_rotation()
+        yaw_rate = float((R @ d.qvel[dof + 3 : dof + 6])[2])  # MuJoCo's free joint: angular velocity in body axes
+        return np.array([c * vx + s * vy, -s * vx + c * vy, yaw_rate])
+
+    def task_observation(self, d, forces) -> dict[str, np.ndarray]:
+        plant = self.plant
+        R = plant.base_rotation(d)
+        heading = math.atan2(R[1, 0], R[0, 0])
+        c, s = math.cos(heading), math.sin(heading)
+        root = plant.bridge.root_qpos
+        base = d.qpos[root : root + 3]
+        feet = []
+        sites = plant.sole_sites
+        for i in range(2):
+            rel = d.site_xpos[sites[i]] - base
+            R = d.site_xmat[sites[i]].reshape(3, 3)
+            yaw = math.atan2(R[1, 0], R[0, 0]) - heading
+            feet += [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], math.atan2(math.sin(yaw), math.cos(yaw))]
+        gait = np.zeros(4)
+        if self.walker is not None:
+            swings = self.walker.generator.swings
+            now = float(plant.data.time)
+            for i, foot in enumerate(FEET):
+                swing = swings[foot]
+                gait[i] = 1.0 if swing is None or swing.contact_active else 0.0
+                gait[2 + i] = 0.0 if swing is None else swing.progress(now)
+        return {"walk_command": self.walk_command.as_array(), "gait_phase": gait, "feet": np.array(feet)}
+
+    def reward_terms(self, fell: bool, nonfinite: bool, action: np.ndarray, previous: np.ndarray, effort: float) -> dict[str, float]:
+        terms = super().reward_terms(fell, nonfinite, action, previous, effort)
+        terms.pop("com_tracking")
+        if nonfinite:
+            tracking = yaw = 0.0
+        else:
+            measured = self.base_velocity_heading()
+            command = self.walk_command.as_array()
+            tracking = float(np.exp(-np.sum((measured[:2] - command[:2]) ** 2) / VELOCITY_SIGMA_MPS**2))
+            yaw = float(np.exp(-((measured[2] - command[2]) ** 2) / YAW_RATE_SIGMA_RADPS**2))
+        r = self.rewards
+        return {**terms, "velocity_tracking": r.reward_com_tracking * tracking, "yaw_rate_tracking": 0.5 * r.reward_com_tracking * yaw}
+
+    def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
+        info = super().info(nonfinite, drives_controller)
+        info["walk_command"] = self.walk_command.as_array()
+        info["base_velocity_heading"] = np.full(3, np.nan) if nonfinite else self.base_velocity_heading()
+        if self.walker is not None and drives_controller:
+            info["walking"] = self.walker.info()
+        return info
+
+
+class HumanoidWalkEnv(HumanoidWBCBaseEnv):
+    """Walk a velocity command on flat ground; in wbc mode a walking pattern generator and the
+    whole-body controller take the steps.
+
+    **Status (2026-12-04): first version, issue 39 open.** Its gait metrics, pushes while walking
+    and a trained policy are not built; the nominal generator's figures are in
+    ``results/walking/README.md``.
+
+    Robot, timing (50 Hz policy, 10 physics steps of 2 ms), action modes, the standing
+    observation blocks, termination, estimation, randomisation and the other keywords are those of
+    [`HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv]; what differs:
+
+    ## Command
+
+    A velocity command (forward, lateral [m/s] in the heading frame, yaw rate [rad/s]) drawn at
+    reset and every U(``command_interval_s``) = U(3, 5) s: zero (stand still) with probability
+    ``standing_probability`` = 0.2, else uniformly, each axis on its own, within ``command_share``
+    of the robot's command limits (``wbc_layer.walking.command_limits`` of its step limits and the
+    gait: with the default gait (0.4 s single + 0.2 s double support) +-0.26 m/s forward,
+    +-0.13 m/s sideways and +-0.475 rad/s on Hubo-lite; +-0.34 m/s, +-0.17 m/s, +-0.475 rad/s on
+    the G1). ``command_share`` = None (the default) narrows them per robot to what the nominal
+    generator walks with all three axes at once: 0.6 on Hubo-lite, 0.4 on the G1
+    (``DEFAULT_COMMAND_SHARE``: at most one fall in 10 episodes; at 1.0 Hubo-lite fell in 1 and the
+    G1 in 8). ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
+    (evaluation). ``info["walk_command"]`` (3,): the command drawn (``info["walking"]["command"]``:
+    the one walked, clipped to the limits).
+
+    ## Action space (wbc mode: ``Box(-1, 1, (6,))``)
+
+    ``com_offset`` 3 and ``foot_force_share`` 1 as in the balance env (the offset is added to the
+    generator's CoM reference; the share acts while standing), then ``step_offset`` 2: the next
+    landings' offset from the generator's footsteps in the stance sole's axes, +-1 ->
+    +-``STEP_OFFSET_M`` = 0.05 m forward and left, clipped into the reachable region
+    (``info["walking"]["clipped_steps"]``). The zero action is the nominal generator. ``torque`` and
+    ``pd``: as in the balance env (the generator does not run; the command is still observed and
+    rewarded).
+
+    ## Observation
+
+    The balance env's blocks (``com_target_relative``: the generator's CoM reference, or the
+    rest point when standing), then ``walk_command`` 3, ``gait_phase`` 4 (each foot's contact on
+    [1/0], each foot's swing progress in [0, 1]; zeros outside wbc mode), ``feet`` 6 (each sole's
+    x, y [m] from the pelvis in the heading frame and yaw [rad] from the heading), then
+    ``previous_action``.
+
+    ## Reward
+
+    The balance env's terms without ``com_tracking``, plus ``velocity_tracking`` =
+    ``w exp(-|v_xy - command_xy|^2 / 0.1^2)`` (the pelvis's velocity in the heading frame;
+    ``w = reward_com_tracking`` = 1.0) and ``yaw_rate_tracking`` = ``w/2 exp(-(yaw rate -
+    command)^2 / 0.25^2)``.
+
+    ## Pushes
+
+    Off by default (``push_magnitude_n`` = (0, 0)): pushes while walking are not calibrated yet.
+
+    ## info
+
+    The balance env's, plus ``walk_command`` (3,), ``base_velocity_heading`` (3,) (forward, left
+    [m/s], yaw rate [rad/s]) and, in wbc mode, ``walking``: ``phase`` ("standing",
+    "double_support", "single_support"), ``command`` (3,) walked (clipped), ``command_clipped``,
+    ``steps_taken``, ``clipped_steps``, ``delayed_s``, ``mpc_status`` ("solved", "unconstrained":
+    the MPC's fallback, or None when standing), ``touch_downs``.
+
+    ## Arguments
+
+    The balance env's keywords, plus ``command_share``, ``command_interval_s``,
+    ``standing_probability``, ``fixed_command`` and ``gait`` (None or a dict of
+    [`GaitSettings`][wbc_layer.walking.GaitSettings] fields). 20 s episodes (1000 steps).
+
+    ## Version history
+
+    - 2026-12-04: new.
+    """
+
+    task_type = WalkTask
+    DEFAULTS = WALK_DEFAULTS
+    env_name = "HumanoidWBCWalk-v0"
