@@ -133,32 +133,108 @@ class SeesawMetrics(BalanceMetrics):
 
 class WalkMetrics(BalanceMetrics):
     """``HumanoidWBCWalk-v0``: BalanceMetrics (fell, com_rmse_m against the generator's CoM
-    reference, ...) plus ``velocity_rmse_mps`` [m/s] (the pelvis's horizontal velocity in its
-    heading frame against the command, every env step: not stride-averaged, so the sway of a gait
-    counts in it), ``yaw_rate_rmse_radps`` [rad/s] and ``steps_taken`` (wbc mode; 0 otherwise)."""
+    reference, ...) plus velocity tracking and gait quality, from the env steps' ``info``:
+
+    - ``velocity_rmse_mps`` [m/s], ``yaw_rate_rmse_radps`` [rad/s]: the pelvis's horizontal
+      velocity in its heading frame (and its yaw rate) against the command, every env step (the
+      gait's sway counts in it);
+    - ``stride_velocity_error_mps`` [m/s], ``stride_yaw_rate_error_radps`` [rad/s]: the largest
+      error of the stride-averaged velocity (yaw rate): the mean over each window of
+      ``STRIDE_STEPS`` env steps (1.2 s: a stride of two 0.6-s steps of the default gait) whose
+      command did not change, the first ``SETTLE_S`` after each change left out; NaN without one;
+    - ``steps``: landings (a foot's normal force rising through ``CONTACT_N``); ``step_length_m``
+      [m]: the median of half of each stride (a foot's horizontal travel between two of its
+      landings, over 2: the walking direction's step, whatever it is);
+      ``step_frequency_hz`` [1/s]: landings per second of episode;
+    - ``clearance_m`` [m]: the lowest of the swing soles' apexes above their lift-off height;
+    - ``flight_steps``: env steps with both feet below ``CONTACT_N`` (a hop or a run);
+    - ``slip_m`` [m]: the largest horizontal travel of a sole while it carries more than
+      ``CONTACT_N`` for a whole stance (a sliding foot).
+    """
+
+    STRIDE_STEPS = 60
+    SETTLE_S = 1.0
+    CONTACT_N = 30.0
 
     def __init__(self) -> None:
         super().__init__()
         self.velocity_sq: list[float] = []
         self.yaw_sq: list[float] = []
-        self.steps_taken = 0
+        self.window: list[np.ndarray] = []
+        self.stride_errors: list[np.ndarray] = []
+        self.command: np.ndarray | None = None
+        self.command_since = 0.0
+        self.in_contact: list[bool] | None = None
+        self.landings: list[tuple[int, np.ndarray]] = []
+        self.apex = [0.0, 0.0]
+        self.lift_height = [0.0, 0.0]
+        self.clearances: list[float] = []
+        self.stance_start: list[np.ndarray | None] = [None, None]
+        self.stance_travel = [0.0, 0.0]
+        self.slips: list[float] = []
+        self.flight_steps = 0
+        self.time = 0.0
 
     def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
         super().step(reward, terminated, info)
         measured = np.asarray(info["base_velocity_heading"], dtype=float)
         command = np.asarray(info["walk_command"], dtype=float)
+        self.time = float(info["time"])
+        if self.command is None or not np.array_equal(command, self.command):
+            self.command, self.command_since, self.window = command.copy(), self.time, []
         if np.all(np.isfinite(measured)):
             self.velocity_sq.append(float(np.sum((measured[:2] - command[:2]) ** 2)))
             self.yaw_sq.append(float((measured[2] - command[2]) ** 2))
-        if "walking" in info:
-            self.steps_taken = int(info["walking"]["steps_taken"])
+            if self.time - self.command_since >= self.SETTLE_S:
+                self.window.append(measured - command)
+                if len(self.window) == self.STRIDE_STEPS:
+                    self.stride_errors.append(np.mean(self.window, axis=0))
+                    self.window = []
+        self._gait(info)
+
+    def _gait(self, info: dict[str, Any]) -> None:
+        feet = np.asarray(info["feet_position"], dtype=float)
+        forces = info["contact_forces"]
+        contact = [float(forces[name][2]) > self.CONTACT_N for name in ("left_foot", "right_foot")]
+        if not any(contact):
+            self.flight_steps += 1
+        if self.in_contact is None:
+            self.in_contact = contact
+            self.stance_start = [feet[i, :2].copy() if contact[i] else None for i in range(2)]
+            return
+        for i in range(2):
+            if contact[i] and not self.in_contact[i]:  # a landing
+                self.landings.append((i, feet[i, :2].copy()))
+                self.clearances.append(self.apex[i] - self.lift_height[i])
+                self.stance_start[i] = feet[i, :2].copy()
+            elif not contact[i] and self.in_contact[i]:  # a lift-off
+                if self.stance_start[i] is not None:
+                    self.slips.append(float(np.linalg.norm(feet[i, :2] - self.stance_start[i])))
+                self.lift_height[i] = self.apex[i] = float(feet[i, 2])
+            elif not contact[i]:
+                self.apex[i] = max(self.apex[i], float(feet[i, 2]))
+        self.in_contact = contact
 
     def result(self) -> dict[str, Any]:
+        strides = np.array(self.stride_errors).reshape(-1, 3)
+        last: dict[int, np.ndarray] = {}
+        lengths = []  # half of each stride: the distance between a foot's consecutive landings, over 2
+        for foot, position in self.landings:
+            if foot in last:
+                lengths.append(0.5 * float(np.linalg.norm(position - last[foot])))
+            last[foot] = position
         return {
             **super().result(),
             "velocity_rmse_mps": _rms(self.velocity_sq),
             "yaw_rate_rmse_radps": _rms(self.yaw_sq),
-            "steps_taken": self.steps_taken,
+            "stride_velocity_error_mps": float(np.max(np.linalg.norm(strides[:, :2], axis=1))) if len(strides) else float("nan"),
+            "stride_yaw_rate_error_radps": float(np.max(np.abs(strides[:, 2]))) if len(strides) else float("nan"),
+            "steps": len(self.landings),
+            "step_length_m": float(np.median(lengths)) if lengths else float("nan"),
+            "step_frequency_hz": len(self.landings) / self.time if self.time > 0 else float("nan"),
+            "clearance_m": float(min(self.clearances)) if self.clearances else float("nan"),
+            "flight_steps": self.flight_steps,
+            "slip_m": float(max(self.slips)) if self.slips else 0.0,
         }
 
 

@@ -94,6 +94,8 @@ def _metric_keys(entry) -> set[str]:
         "pushes_total": 0, "pushes_survived": 0, "hand_force_n": 20.0, "hand_force_command_n": 20.0,
         "hand_contact_lost_total_s": 0.0, "board_angle_rad": 0.0,
         "walk_command": [0.0, 0.0, 0.0], "base_velocity_heading": [0.0, 0.0, 0.0],
+        "feet_position": [[0.0, 0.1, 0.0], [0.0, -0.1, 0.0]],
+        "contact_forces": {"left_foot": [0.0, 0.0, 180.0], "right_foot": [0.0, 0.0, 180.0]},
     }  # fmt: skip
     metrics.step(1.0, False, info)
     return set(metrics.result())

@@ -217,6 +217,7 @@ class WalkTask(Task):
         info = super().info(nonfinite, drives_controller)
         info["walk_command"] = self.walk_command.as_array()
         info["base_velocity_heading"] = np.full(3, np.nan) if nonfinite else self.base_velocity_heading()
+        info["feet_position"] = self.plant.data.site_xpos[self.plant.sole_sites].copy()
         if self.walker is not None and drives_controller:
             info["walking"] = self.walker.info()
         return info
@@ -281,7 +282,8 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     ## info
 
     The balance env's, plus ``walk_command`` (3,), ``base_velocity_heading`` (3,) (forward, left
-    [m/s], yaw rate [rad/s]) and, in wbc mode, ``walking``: ``phase`` ("standing",
+    [m/s], yaw rate [rad/s]), ``feet_position`` (2, 3) (the sole centres, left and right, world
+    [m]) and, in wbc mode, ``walking``: ``phase`` ("standing",
     "double_support", "single_support"), ``command`` (3,) walked (clipped), ``command_clipped``,
     ``steps_taken``, ``clipped_steps``, ``delayed_s``, ``mpc_status`` ("solved", "unconstrained":
     the MPC's fallback, or None when standing), ``touch_downs``.

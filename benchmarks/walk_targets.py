@@ -1,0 +1,155 @@
+"""Walking I's targets for the nominal generator: velocity tracking and gait quality, standing still, the tick.
+
+For each robot, ``HumanoidWBCWalk-v0`` (wbc mode, zero action, pushes off) with one
+``fixed_command`` per run for ``--seconds`` = 20 s:
+
+- the issue's commands (0.4 m/s forward, 0.2 m/s sideways, 0.5 rad/s turning) clipped to the
+  robot's command limits (``info["walking"]["command_clipped"]`` is reported), and the reachable
+  ones (0.2 m/s forward, 0.1 m/s sideways);
+- zero command for 10 s: the pelvis's horizontal drift and the steps taken.
+
+Each run's [`WalkMetrics`][humanoid_env.episode_metrics.WalkMetrics] against the targets:
+stride-averaged velocity error at most 0.05 m/s, yaw-rate error at most 0.1 rad/s, no flight phase,
+slip at most 1 cm per step, no fall; standing: drift under 2 cm, no step.
+
+The tick: a walking env (0.2 m/s forward) and a standing env (zero command) of the same robot take
+turns env step by env step; every controller tick is timed around ``actuation.compute``
+(``benchmarks.stepping_tick.TimedCompute``) and the walking generator's own cost around the walking
+stage's update. Reports the medians, the p99s, the ratios (targets: median at most 1.2x, p99 at
+most 2x), the generator's cost per env step and the walking env's env steps/s (one process, one
+core: target 600).
+
+    python -m benchmarks.walk_targets [--robots hubo_lite g1] [--seconds 20] [--json benchmarks/results/walk_targets.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import humanoid_env  # noqa: F401  (registers the envs)
+from benchmarks.common import RESULTS, machine, stats, write_json
+from benchmarks.stepping_tick import TimedCompute
+from humanoid_env.episode_metrics import WalkMetrics
+
+ENV_ID = "HumanoidWBCWalk-v0"
+#: (label, command): the issue's three and two the robots reach.
+COMMANDS = (
+    ("forward 0.4 (issue)", (0.4, 0.0, 0.0)),
+    ("sideways 0.2 (issue)", (0.0, 0.2, 0.0)),
+    ("turning 0.5 (issue)", (0.0, 0.0, 0.5)),
+    ("forward 0.2", (0.2, 0.0, 0.0)),
+    ("sideways 0.1", (0.0, 0.1, 0.0)),
+)
+TARGETS = {"stride_velocity_error_mps": 0.05, "stride_yaw_rate_error_radps": 0.1, "slip_m": 0.01}
+
+
+def walk(robot: str, command: tuple[float, float, float], seconds: float) -> dict[str, Any]:
+    env = gym.make(ENV_ID, robot=robot, fixed_command=command)
+    env.reset(seed=0)
+    metrics = WalkMetrics()
+    action = np.zeros(env.action_space.shape)
+    info: dict[str, Any] = {}
+    for _ in range(int(round(50 * seconds))):
+        _, reward, terminated, _, info = env.step(action)
+        metrics.step(reward, terminated, info)
+        if terminated:
+            break
+    result = metrics.result()
+    walking = info.get("walking", {})
+    result["command_walked"] = [round(float(x), 4) for x in walking.get("command", command)]
+    result["command_clipped"] = bool(walking.get("command_clipped", False))
+    result["meets"] = {key: bool(result[key] <= bound) for key, bound in TARGETS.items()} | {
+        "no_fall": not result["fell"], "no_flight": result["flight_steps"] == 0}
+    return result
+
+
+def stand(robot: str, seconds: float = 10.0) -> dict[str, Any]:
+    env = gym.make(ENV_ID, robot=robot, standing_probability=1.0)
+    env.reset(seed=0)
+    plant = env.unwrapped.plant
+    r = plant.bridge.root_qpos
+    start = plant.data.qpos[r : r + 2].copy()
+    info: dict[str, Any] = {}
+    fell = False
+    for _ in range(int(round(50 * seconds))):
+        _, _, fell, _, info = env.step(np.zeros(env.action_space.shape))
+        if fell:
+            break
+    drift = float(np.linalg.norm(plant.data.qpos[r : r + 2] - start))
+    return {"fell": bool(fell), "drift_m": drift, "steps_taken": int(info["walking"]["steps_taken"]),
+            "meets": {"drift_under_2cm": drift < 0.02, "no_step": info["walking"]["steps_taken"] == 0}}  # fmt: skip
+
+
+class TimedStage:
+    """Wraps the walking stage's ``update``: its wall-clock time per call [us]."""
+
+    def __init__(self, stage):
+        self.inner, self.samples = stage.update, []
+        stage.update = self
+
+    def __call__(self, *args):
+        start = time.perf_counter_ns()
+        self.inner(*args)
+        self.samples.append((time.perf_counter_ns() - start) * 1e-3)
+
+
+def tick(robot: str, seconds: float) -> dict[str, Any]:
+    walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0)).unwrapped
+    standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0).unwrapped
+    for env in (walking, standing):
+        env.reset(seed=0)
+    ticks = {"walking": TimedCompute(walking.actuation, lambda: "all"), "standing": TimedCompute(standing.actuation, lambda: "all")}
+    stage = TimedStage(walking.task.walker)
+    action = np.zeros(walking.action_space.shape)
+    env_step_s = []
+    for _ in range(int(round(50 * seconds))):
+        start = time.perf_counter()
+        walking.step(action)
+        env_step_s.append(time.perf_counter() - start)
+        standing.step(action)
+    walk_ticks, stand_ticks = ticks["walking"].samples["all"], ticks["standing"].samples["all"]
+    w, s = stats(walk_ticks), stats(stand_ticks)
+    frame_skip = walking.frame_skip
+    return {
+        "walking_tick_us": w, "standing_tick_us": s,
+        "median_ratio": w["median_us"] / s["median_us"], "p99_ratio": w["p99_us"] / s["p99_us"],
+        "generator_us_per_env_step": float(np.mean(stage.samples)) * frame_skip,
+        "generator_per_tick_us": stats(stage.samples),
+        "walking_env_steps_per_s": 1.0 / float(np.median(env_step_s)),
+    }  # fmt: skip
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--json", type=Path, default=RESULTS / "walk_targets.json")
+    args = parser.parse_args(argv)
+    machine_start = machine()
+    out: dict[str, Any] = {}
+    for robot in args.robots:
+        runs = {label: walk(robot, command, args.seconds) for label, command in COMMANDS}
+        for label, r in runs.items():
+            print(f"{robot:9s} {label:22s} walked {r['command_walked']} fell {r['fell']!s:5s} "
+                  f"stride error {r['stride_velocity_error_mps']:.3f} m/s, yaw {r['stride_yaw_rate_error_radps']:.3f} rad/s, "
+                  f"step {r['step_length_m']:.3f} m, clearance {r['clearance_m']:.3f} m, slip {r['slip_m'] * 1e3:.1f} mm, "
+                  f"flight {r['flight_steps']}")  # fmt: skip
+        standing = stand(robot)
+        print(f"{robot:9s} zero command: drift {standing['drift_m'] * 1e3:.2f} mm, steps {standing['steps_taken']}, fell {standing['fell']}")
+        timing = tick(robot, min(args.seconds, 10.0))
+        print(f"{robot:9s} tick walking / standing: median {timing['walking_tick_us']['median_us']:.1f} / {timing['standing_tick_us']['median_us']:.1f} us "
+              f"({timing['median_ratio']:.2f}x), p99 {timing['walking_tick_us']['p99_us']:.1f} / {timing['standing_tick_us']['p99_us']:.1f} us "
+              f"({timing['p99_ratio']:.2f}x); generator {timing['generator_us_per_env_step']:.0f} us per env step; "
+              f"walking env {timing['walking_env_steps_per_s']:.0f} env steps/s")  # fmt: skip
+        out[robot] = {"runs": runs, "standing": standing, "tick": timing}
+    write_json(args.json, {"robots": args.robots, "seconds": args.seconds}, out, machine_start)
+
+
+if __name__ == "__main__":
+    main()
