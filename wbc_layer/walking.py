@@ -348,6 +348,7 @@ class CoMPlanner:
                 self.Pzu[k, i] = D @ impulse[k - i]
                 self.Pvu[k, i] = V @ impulse[k - i]
             impulse.append(A @ impulse[-1])
+        self._PvuTPvu = self.Pvu.T @ self.Pvu
         self._solver = EiquadprogSolver()
         self._problem_type = QPProblem
 
@@ -389,11 +390,10 @@ class CoMPlanner:
 
         free = np.stack([self.Pzs @ state[:, 0], self.Pzs @ state[:, 1]], axis=1)  # (N, 2) the CoPs with no jerk
         E = np.zeros((2, N, n))  # CoP minus its reference, per axis: E u + e0
-        Z = np.zeros((2, N, n))  # the CoP, per axis: Z u + free
+        E[0, :, :N] = self.Pzu
+        E[1, :, N : 2 * N] = self.Pzu
         e0 = free.copy()
         for k, (centre, _, _) in enumerate(samples):
-            E[0, k, :N] = Z[0, k, :N] = self.Pzu[k]
-            E[1, k, N : 2 * N] = Z[1, k, N : 2 * N] = self.Pzu[k]
             e0[k] -= centre.const
             for hold, weight in centre.terms.items():
                 col, const = affine(hold)
@@ -413,40 +413,46 @@ class CoMPlanner:
             for axis in range(2):
                 cols = slice(axis * N, (axis + 1) * N)
                 error0 = self.Pvs @ state[:, axis] - velocity_ref[:, axis]
-                P[cols, cols] += 2.0 * w * self.Pvu.T @ self.Pvu
+                P[cols, cols] += 2.0 * w * self._PvuTPvu
                 q[cols] += 2.0 * w * self.Pvu.T @ error0
         rows, bounds = [], []
         hl, hw = cop_half_sizes
+        half = np.array([hl, hw, hl, hw])
+        hulls: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         for k, (_, yaw, pair) in enumerate(samples):
-            if pair is not None and all(affine(i)[0] is None for i in pair):
+            if pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None:
                 # double support on two fixed soles: the CoP in their hull
-                corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
-                normals, offsets = _edges(_hull(np.vstack(corners)))
-                for normal, offset in zip(normals, offsets, strict=True):
-                    rows.append(normal[0] * Z[0, k] + normal[1] * Z[1, k])
-                    bounds.append(offset - normal @ free[k])
+                if pair not in hulls:
+                    corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
+                    hulls[pair] = _edges(_hull(np.vstack(corners)))
+                normals, offsets = hulls[pair]
+                block = np.zeros((len(normals), n))
+                block[:, :N] = normals[:, :1] * self.Pzu[k]
+                block[:, N : 2 * N] = normals[:, 1:] * self.Pzu[k]
+                rows.append(block)
+                bounds.append(offsets - normals @ free[k])
                 continue
             # single support, or a moving sole: a box around the reference
             c, s_ = math.cos(yaw), math.sin(yaw)
-            for axis, half in (((c, s_), hl), ((-s_, c), hw)):
-                row = axis[0] * E[0, k] + axis[1] * E[1, k]
-                offset = axis[0] * e0[k, 0] + axis[1] * e0[k, 1]
-                rows += [row, -row]
-                bounds += [half - offset, half + offset]
+            axes = np.array([[c, s_], [-s_, c]])
+            block = axes[:, :1] * E[0, k] + axes[:, 1:] * E[1, k]
+            offset = axes @ e0[k]
+            rows.append(np.vstack([block, -block]))
+            bounds.append(half - np.concatenate([offset, -offset]))
         for hold, parent, polygon in reach:
             normals, offsets = _edges(polygon)
             world = normals @ _rotation(holds[parent].yaw).T  # (k, 2) the normals in world axes
-            for normal, offset in zip(world, offsets, strict=True):
-                row = np.zeros(n)
-                row[column[hold] : column[hold] + 2] = normal
-                bound = offset
-                if parent in column:
-                    row[column[parent] : column[parent] + 2] -= normal
-                else:
-                    bound += normal @ holds[parent].position
-                rows.append(row)
-                bounds.append(bound)
-        problem = self._problem_type(P, q, np.zeros((0, n)), np.zeros(0), np.array(rows), np.array(bounds))
+            block = np.zeros((len(world), n))
+            block[:, column[hold] : column[hold] + 2] = world
+            bound = offsets.copy()
+            if parent in column:
+                block[:, column[parent] : column[parent] + 2] -= world
+            else:
+                bound += world @ holds[parent].position
+            rows.append(block)
+            bounds.append(bound)
+        rows, bounds = np.vstack(rows), np.concatenate(bounds)
+        problem = self._problem_type(P, q, np.zeros((0, n)), np.zeros(0), rows, bounds)
         status = "solved"
         try:
             u = self._solver.solve(problem).x
@@ -506,7 +512,8 @@ class AffinePoint:
 class WalkingOutputs:
     """What the generator asks of the controller this tick: ``walking`` (False: standing, the
     caller's own references apply), the CoM reference ``com`` (3, 2) (rows position, velocity,
-    acceleration; columns x, y) [m, m/s, m/s^2], the planned CoP ``cop`` (2,) [m], and per foot
+    acceleration; columns x, y) [m, m/s, m/s^2], the plan's CoP now ``cop`` (2,) [m]
+    (``c - zeta c''``; the rest point when standing), and per foot
     its [`SwingFoot`][wbc_layer.stepping.SwingFoot] (a step under way, loading included) or None
     (a supporting foot with its own bounds)."""
 
@@ -754,7 +761,7 @@ class WalkingGenerator:
         if self.command.is_zero and self.current is None and not self.steps and self._settled(state):
             self.walking, self.previous, self.plan = False, None, None
             self.events.append("stopped")
-        return WalkingOutputs(self.walking, state, self.planned_cop(), dict(self.swings))
+        return WalkingOutputs(self.walking, state, state[0] - self.planner.zeta * state[2], dict(self.swings))
 
     def _settled(self, state: np.ndarray) -> bool:
         """The stance closed and the plan's CoM at rest over it."""
@@ -775,7 +782,6 @@ class WalkingGenerator:
         if self.current is not None and holds[2].variable:
             swing = self.swings[self.current.foot]
             swing.retarget(self.current.position, t)
-        self._holds_now = (holds, owners)
         self._last_plan_time = t
         self.events.append("replanned")
 
@@ -783,20 +789,9 @@ class WalkingGenerator:
         """(N, 2) the commanded CoM velocity at samples 1..N [m/s], world axes: the command turned
         by the heading (the feet's mean yaw, turning at the command's yaw rate)."""
         g, c = self.gait, self.command
-        heading = _mean_angle(self.feet_yaw)
-        times = (np.arange(g.horizon) + 1.0) * g.sample_s
-        out = np.empty((g.horizon, 2))
-        for k, tau in enumerate(times):
-            out[k] = _rotation(heading + c.yaw_rate_radps * tau) @ np.array([c.forward_mps, c.lateral_mps])
-        return out
-
-    def planned_cop(self) -> np.ndarray:
-        """(2,) the CoP box's centre now under the last plan [m] (the rest point when standing)."""
-        if not self.walking or self.plan is None:
-            return self.rest_point()
-        holds, owners = self._holds_now
-        centre = self._schedule([self._time], holds, owners)[0][0]
-        return centre.value(holds)
+        angles = _mean_angle(self.feet_yaw) + c.yaw_rate_radps * (np.arange(g.horizon) + 1.0) * g.sample_s
+        cos, sin = np.cos(angles), np.sin(angles)
+        return np.column_stack([cos * c.forward_mps - sin * c.lateral_mps, sin * c.forward_mps + cos * c.lateral_mps])
 
     def _advance_swings(self, t: float, forces: np.ndarray) -> None:
         for i, foot in enumerate(FEET):

@@ -37,6 +37,11 @@ if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
 
 
+#: The torso's yaw target follows the feet's mean yaw in steps of at least this [rad] (the
+#: measured soles' yaw moves by micro-radians every tick; each new target is a rotation the
+#: controller checks).
+TORSO_YAW_STEP_RAD = 1e-3
+
 #: The action's step offset at +-1 [m] (forward and left, in the stance sole's axes).
 STEP_OFFSET_M = 0.05
 
@@ -76,6 +81,7 @@ class WalkingStage(ReferenceStage):
     def reset(self) -> None:
         self._own_bounds: dict[str, tuple[float, float]] = {}
         self.outputs = None
+        self._torso_yaw = 0.0  # the torso's yaw target written last [rad] (the controller's: upright, yaw 0)
 
     def set_command(self, command: WalkCommand) -> WalkCommand:
         """The velocity command to walk (clipped to the robot's limits; see ``generator.command_clipped``)."""
@@ -141,8 +147,10 @@ class WalkingStage(ReferenceStage):
             elif walking:
                 contact.release_force()
         torso = references.tasks.get("torso")
-        if torso is not None:
-            torso.target = _yaw_rotation(_mean_angle(self.generator.feet_yaw))
+        yaw = _mean_angle(self.generator.feet_yaw)
+        if torso is not None and abs(math.remainder(yaw - self._torso_yaw, 2.0 * math.pi)) > TORSO_YAW_STEP_RAD:
+            torso.target = _yaw_rotation(yaw)
+            self._torso_yaw = yaw
 
     def info(self) -> dict[str, Any]:
         """The generator's state for ``info["walking"]``."""
