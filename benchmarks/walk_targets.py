@@ -20,6 +20,7 @@ most 2x), the generator's cost per env step and the walking env's env steps/s (o
 core: target 600).
 
     python -m benchmarks.walk_targets [--robots hubo_lite g1] [--seconds 20] [--json benchmarks/results/walk_targets.json]
+    python -m benchmarks.walk_targets --plot results/walking/velocity.png   # commanded vs achieved, drawn commands
 """
 
 from __future__ import annotations
@@ -125,12 +126,62 @@ def tick(robot: str, seconds: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def velocity_trace(robot: str, seconds: float, seed: int = 100) -> dict[str, np.ndarray]:
+    """One episode of drawn commands (the env's defaults): time [s], command and the pelvis's
+    velocity in its heading frame (3 columns each: forward, left [m/s], yaw rate [rad/s])."""
+    env = gym.make(ENV_ID, robot=robot)
+    env.reset(seed=seed)
+    times, commands, measured = [], [], []
+    for _ in range(int(round(50 * seconds))):
+        _, _, terminated, _, info = env.step(np.zeros(env.action_space.shape))
+        times.append(float(info["time"]))
+        commands.append(np.asarray(info["walking"]["command"], dtype=float))
+        measured.append(np.asarray(info["base_velocity_heading"], dtype=float))
+        if terminated:
+            break
+    return {"time": np.array(times), "command": np.array(commands), "measured": np.array(measured)}
+
+
+def plot_velocity(traces: dict[str, dict[str, np.ndarray]], path: Path) -> None:
+    """Commanded (walked, after clipping) against achieved velocity, one column per robot; the
+    achieved one also averaged over 1.2 s (a stride)."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    labels = ("forward [m/s]", "sideways [m/s]", "yaw rate [rad/s]")
+    fig, axes = plt.subplots(3, len(traces), figsize=(6 * len(traces), 7), sharex=True, squeeze=False)
+    for column, (robot, trace) in enumerate(traces.items()):
+        window = np.ones(60) / 60.0
+        for row in range(3):
+            ax = axes[row, column]
+            ax.plot(trace["time"], trace["measured"][:, row], color="0.75", lw=0.8, label="achieved")
+            if len(trace["time"]) >= 60:
+                smooth = np.convolve(trace["measured"][:, row], window, mode="same")
+                ax.plot(trace["time"], smooth, color="C0", lw=1.5, label="achieved, 1.2-s mean")
+            ax.plot(trace["time"], trace["command"][:, row], color="C3", lw=1.5, label="command")
+            ax.set_ylabel(labels[row])
+            if row == 0:
+                ax.set_title(f"{robot}: HumanoidWBCWalk-v0, nominal generator")
+        axes[-1, column].set_xlabel("time [s]")
+    axes[0, 0].legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--json", type=Path, default=RESULTS / "walk_targets.json")
+    parser.add_argument("--plot", type=Path, default=None, help="PNG of commanded against achieved velocity (drawn commands, seed 100)")
     args = parser.parse_args(argv)
+    if args.plot is not None:
+        plot_velocity({robot: velocity_trace(robot, args.seconds) for robot in args.robots}, args.plot)
+        print(f"wrote {args.plot}")
+        return
     machine_start = machine()
     out: dict[str, Any] = {}
     for robot in args.robots:

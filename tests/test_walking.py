@@ -127,3 +127,14 @@ def test_swing_foot_turns_to_its_target_yaw_along_a_minimum_jerk_phase():
     # at mid swing (s = 1/2) the minimum-jerk phase is 1/2: half way to 0.3 rad
     assert math.atan2(foot.rotation[1, 0], foot.rotation[0, 0]) == pytest.approx(0.15, abs=1e-12)
     assert math.atan2(plain.rotation[1, 0], plain.rotation[0, 0]) == pytest.approx(0.2, abs=1e-15)  # no target: kept
+
+
+def test_swing_foot_turns_the_short_way_round_across_pi():
+    """From 3.0 rad to -3.0 rad is 0.283 rad counter-clockwise across pi, not 6 rad the other way
+    (turning in place crosses pi after a few steps: the long way round felled both robots)."""
+    settings = SwingSettings(swing_s=0.4, unload_s=0.1)
+    foot = SwingFoot("left_foot", settings, 0.0, [0.0, 0.08, 0.0], 3.0, [0.1, 0.08], 200.0, 400.0, target_yaw=-3.0)
+    for t in np.arange(0.0, 0.3 + 1e-9, DT):
+        foot.update(t, 0.0)
+    half_way = 3.0 + 0.5 * (2.0 * math.pi - 6.0)
+    assert math.atan2(foot.rotation[1, 0], foot.rotation[0, 0]) == pytest.approx(math.remainder(half_way, 2.0 * math.pi), abs=1e-12)

@@ -279,7 +279,8 @@ class SwingFoot:
         load_n: the normal force the foot carries now [N] (the unloading ramp's start).
         max_normal_force_n: the contact's own upper bound [N] (the loading ramp's end).
         target_yaw: the sole's yaw at touch-down [rad] (None: ``yaw``, the sole kept at its
-            lift-off yaw); the yaw follows a minimum-jerk phase of the swing from one to the other.
+            lift-off yaw); the yaw follows a minimum-jerk phase of the swing from one to the other,
+            the short way round (the difference taken in (-pi, pi]).
     """
 
     def __init__(self, foot: str, settings: SwingSettings, time: float, sole_position: ArrayLike, yaw: float,
@@ -390,7 +391,7 @@ class SwingFoot:
             self.acceleration[2] = s.height_m * b2 / s.swing_s**2
             if self.target_yaw is not None:
                 share, _ = min_jerk(time, self.t_lift, self.t_touch_planned)
-                self.rotation = _yaw_rotation(self.yaw + share * (self.target_yaw - self.yaw))
+                self.rotation = _yaw_rotation(self.yaw + share * math.remainder(self.target_yaw - self.yaw, 2.0 * math.pi))
             return
         # Late: at the target, descending for at most late_s; then missed (held where it is).
         self.position[:2], self.velocity[:2], self.acceleration[:] = self.target, 0.0, 0.0

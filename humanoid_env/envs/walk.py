@@ -33,11 +33,11 @@ WALK_DEFAULTS: dict[str, Any] = {
     "gait": None,
 }
 
-#: The default ``command_share`` per robot: the share of the command limits the nominal
-#: generator walked with at most one fall in 10 episodes of 20 s (seeds 100-109, zero action,
-#: commands of all three axes at once): Hubo-lite 1.0: 1 fall, 0.6: 0; the G1 1.0: 8, 0.6: 2,
-#: 0.4: 1. Other robots: 0.4.
-DEFAULT_COMMAND_SHARE = {"hubo_lite": 0.6, "g1": 0.4}
+#: The default ``command_share`` per robot: the largest share of the command limits (of 1.0, 0.6,
+#: 0.4) at which the nominal generator fell at most once in 10 episodes of 20 s (seeds 100-109,
+#: zero action, commands of all three axes at once): Hubo-lite 1.0: 0 falls; the G1 1.0: 8,
+#: 0.6: 2, 0.4: 1. Other robots: 0.4.
+DEFAULT_COMMAND_SHARE = {"hubo_lite": 1.0, "g1": 0.4}
 FALLBACK_COMMAND_SHARE = 0.4
 
 #: Width [m/s, m/s, rad/s] of the Gaussian velocity-tracking reward terms.
@@ -244,9 +244,8 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     gait: with the default gait (0.4 s single + 0.2 s double support) +-0.26 m/s forward,
     +-0.13 m/s sideways and +-0.475 rad/s on Hubo-lite; +-0.34 m/s, +-0.17 m/s, +-0.475 rad/s on
     the G1). ``command_share`` = None (the default) narrows them per robot to what the nominal
-    generator walks with all three axes at once: 0.6 on Hubo-lite, 0.4 on the G1
-    (``DEFAULT_COMMAND_SHARE``: at most one fall in 10 episodes; at 1.0 Hubo-lite fell in 1 and the
-    G1 in 8). ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
+    generator walks with all three axes at once: 1.0 on Hubo-lite, 0.4 on the G1
+    (``DEFAULT_COMMAND_SHARE``: at most one fall in 10 episodes; at 1.0 the G1 fell in 8). ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
     (evaluation). ``info["walk_command"]`` (3,): the command drawn (``info["walking"]["command"]``:
     the one walked, clipped to the limits).
 
