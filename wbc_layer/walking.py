@@ -568,6 +568,8 @@ class WalkingGenerator:
         feet = np.array(feet_position, dtype=float).reshape(2, 3)
         self.feet_xy, self.feet_z = feet[:, :2].copy(), feet[:, 2].copy()
         self.feet_yaw = np.array(feet_yaw, dtype=float).reshape(2)
+        #: (2,) each sole's yaw as its last step planned it (the measured one at reset) [rad].
+        self.planned_yaw = self.feet_yaw.copy()
         self.rest_offset = np.array(rest_offset, dtype=float).reshape(2)
         self.steps: list[Footstep] = []  # planned, not yet started
         self.swings: dict[str, SwingFoot | None] = dict.fromkeys(FEET)
@@ -606,12 +608,14 @@ class WalkingGenerator:
 
     # -- the schedule -------------------------------------------------------------------------
     def _stance_of(self, foot: str, planned: list[Footstep]) -> tuple[np.ndarray, float]:
-        """Where ``foot`` stands after the steps ``planned`` (its last landing there, or now)."""
+        """Where ``foot`` stands after the steps ``planned`` (its last landing there, or now: the
+        measured place, and the yaw its last step planned, so that a sole that lands short of its
+        yaw does not shorten every later turn)."""
         for step in reversed(planned):
             if step.foot == foot:
                 return step.position, step.yaw
         i = FEET.index(foot)
-        return self.feet_xy[i], float(self.feet_yaw[i])
+        return self.feet_xy[i], float(self.planned_yaw[i])
 
     def _first_foot(self) -> str:
         c = self.command
@@ -806,6 +810,7 @@ class WalkingGenerator:
                 self.events.append("touch_down")
                 self.touch_downs.append(swing.touch_down)
                 if self.current is not None and self.current.foot == foot:
+                    self.planned_yaw[i] = self.current.yaw
                     self.previous, self.current = self.current, None
             if swing.phase == DONE:
                 self.swings[foot] = None

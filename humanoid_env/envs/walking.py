@@ -14,7 +14,8 @@ does for one step (``humanoid_env.envs.stepping``):
   tracks its ramp down; the feet's force-share tasks are released while walking;
 - the swing foot's sole position and flat-orientation tasks (``<side>_sole_swing``,
   ``<side>_sole_flat``: the stepping stage's) on during its swing;
-- the torso's yaw target follows the feet's mean yaw (turning).
+- the torso's yaw target follows the mean of the soles' planned yaws (turning; a sole landing
+  short of its yaw does not hold the torso back).
 
 The contact guard leaves a planned contact alone (``planned_contacts``).
 """
@@ -37,9 +38,8 @@ if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
 
 
-#: The torso's yaw target follows the feet's mean yaw in steps of at least this [rad] (the
-#: measured soles' yaw moves by micro-radians every tick; each new target is a rotation the
-#: controller checks).
+#: The torso's yaw target is rewritten only when the soles' planned mean yaw moved by at least
+#: this [rad] (each new target is a rotation the controller checks).
 TORSO_YAW_STEP_RAD = 1e-3
 
 #: The action's step offset at +-1 [m] (forward and left, in the stance sole's axes).
@@ -147,7 +147,7 @@ class WalkingStage(ReferenceStage):
             elif walking:
                 contact.release_force()
         torso = references.tasks.get("torso")
-        yaw = _mean_angle(self.generator.feet_yaw)
+        yaw = _mean_angle(self.generator.planned_yaw)
         if torso is not None and abs(math.remainder(yaw - self._torso_yaw, 2.0 * math.pi)) > TORSO_YAW_STEP_RAD:
             torso.target = _yaw_rotation(yaw)
             self._torso_yaw = yaw
