@@ -14,22 +14,29 @@ Discretised with the jerk held over samples of ``sample_s`` (exact: the state at
 in between is a polynomial of the jerk sequence).
 
 **The MPC** ([`CoMPlanner`][wbc_layer.walking.CoMPlanner], after Wieber 2006, *Trajectory free
-linear model predictive control for stable walking in the presence of strong perturbations*):
-over ``horizon`` samples (1.6 s by default: about four steps) it minimises
+linear model predictive control for stable walking in the presence of strong perturbations*, and
+Herdt et al. 2010, *Online walking motion generation with automatic footstep placement*): over
+``horizon`` samples (1.6 s by default: about three steps) it minimises
 
-    jerk_weight |jerk|^2 + cop_weight |z - z_ref|^2
+    |z - z_ref|^2 + jerk_weight |jerk|^2 + velocity_weight |c' - v_cmd|^2
+        + footstep_weight |p_next - p_planner|^2
 
-with ``z`` inside each sample's support polygon (the stance sole's CoP rectangle in single
-support, the hull of both in double support, each shrunk by ``cop_margin_m``) and ``z_ref`` the
-support's centre (moving linearly from one stance sole to the next through double support); the
-footsteps are given (Wieber's formulation, not Herdt's automatic placement: the
-[`FootstepPlanner`][wbc_layer.walking.FootstepPlanner] places them). It is solved with eiquadprog
-(exact, the controller's solver) from the **measured** CoM position and velocity and the plan's
-own acceleration, every ``replan_s``; between re-plans the CoM reference (position, velocity,
-acceleration) is the plan evaluated at the tick's time. An infeasible problem (a state no CoP
-in the supports can bring back, such as a hard push) falls back to the same cost with no CoP
-constraints (``status = "unconstrained"``, flagged; the plan then asks the whole-body controller
-for a CoP outside the feet, which its own CoP rows refuse: the robot does what it can).
+with ``z`` inside each sample's support (the stance sole's CoP rectangle in single support, the
+hull of both soles in double support, each shrunk by ``cop_margin_m``; a box of the sole's size
+around ``z_ref`` where the double support's landing is itself a variable, which keeps the
+constraint linear) and ``z_ref`` the support's centre (moving linearly from one stance sole to the
+next through double support). ``p_next``, the next landing, is a decision variable inside the
+swing foot's reachable region, drawn to the [`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]'s
+place; the steps after it move with it (``footstep_weight=None``: all footsteps fixed, Wieber's
+formulation). It is solved with eiquadprog (exact, the controller's solver) from the **measured**
+CoM position and velocity and the plan's own acceleration, every ``replan_s``; between re-plans
+the CoM reference (position, velocity, acceleration) is the plan evaluated at the tick's time. An
+infeasible problem (a state no CoP in the supports can bring back) falls back to the same cost
+with no constraints (``status = "unconstrained"``, flagged; the plan then asks the whole-body
+controller for a CoP outside the feet, which its own CoP rows refuse: the robot does what it can).
+So the MPC owns the next footstep: a push while walking is answered by moving the next landing
+(within its reach; not measured yet), not by the stepping law of ``wbc_layer.stepping``, which
+does not run.
 
 **The footsteps** ([`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]): each step lands
 relative to the stance sole, in its axes, at ``(vx T, sigma w + lateral)`` turned by the
@@ -45,9 +52,11 @@ with a weight shift of ``start_s`` onto the first stance foot (the foot on the s
 lateral or turning command stepping first, else the left one); each step is double support
 (the swing foot's force ramped to zero over its last ``unload_s``), single support, touch-down
 (measured force or planned time, ``SwingFoot``'s rules) and the loading ramp overlapping the next
-double support. A command changed mid-step changes the steps not yet started, never the one
-under way. When the command returns to zero the next step closes the stance (the feet side by
-side) and the robot stands. A swing foot that has not landed when the next step should start
+double support. A command changed mid-step changes the steps not yet started; the landing under
+way moves only as the MPC moves it (while its swing may still be retargeted, ``SwingFoot``'s
+rule). When the command returns to zero the next step closes the stance (the feet side by
+side) and the robot stands. Each step turns from the yaw its stance sole's step planned, not the
+measured one. A swing foot that has not landed when the next step should start
 unloading holds the schedule: every later step is delayed by as much (the robot never stands on
 no foot).
 """
