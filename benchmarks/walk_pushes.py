@@ -1,0 +1,91 @@
+"""Lateral pushes while walking: the largest impulse the nominal generator survives, against standing's stepping envelope.
+
+``HumanoidWBCWalk-v0`` (wbc mode, zero action, random pushes off) walks ``fixed_command``
+(``--speed`` = 0.2 m/s forward; the issue asks for 0.3, beyond Hubo-lite's 0.26 m/s limit at the
+default gait) and is pushed once on the torso, sideways (90 deg: to the left, 270 deg: to the
+right), for 0.1 s at 4 s plus a replica's offset in the gait cycle (0, 0.15, 0.3, 0.45 s: four
+phases of a 0.6-s step). Survived: no fall within 5 s of the push. Each impulse of a 1 N s grid
+is tried by every replica; the survived impulse is the largest level that at least 3 of 4
+replicas survive with every lower level passing too (the stepping envelope's rule,
+``benchmarks.step_envelope``).
+
+The reference: standing's envelope with the stepping law, sideways, from
+``results/stepping/step_envelope.json`` (Hubo-lite centre stance: 14 N s at 90 and 270 deg);
+the issue's target is at least 80 % of it.
+
+    python -m benchmarks.walk_pushes [--robots hubo_lite g1] [--speed 0.2] [--max-impulse 20]
+        [--json results/walking/walk_pushes.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import humanoid_env  # noqa: F401  (registers the envs)
+from benchmarks.common import RESULTS, machine, write_json
+from benchmarks.push_envelope import ScriptedPush
+
+ENV_ID = "HumanoidWBCWalk-v0"
+PUSH_TIME_S = 4.0
+PUSH_DURATION_S = 0.1
+SURVIVAL_S = 5.0
+PHASES_S = (0.0, 0.15, 0.3, 0.45)
+#: A level is passed when at least this many of the replicas survive it.
+PASS_REPLICAS = 3
+
+
+def trial(robot: str, speed: float, direction_deg: float, impulse_ns: float, phase_s: float) -> bool:
+    """Whether one push is survived (see the module docstring)."""
+    env = gym.make(ENV_ID, robot=robot, fixed_command=(speed, 0.0, 0.0)).unwrapped
+    angle = np.radians(direction_deg)
+    force = np.array([np.cos(angle), np.sin(angle), 0.0]) * impulse_ns / PUSH_DURATION_S
+    env.plant.pushes = ScriptedPush(force, PUSH_TIME_S + phase_s, PUSH_DURATION_S, env.dt_physics)
+    env.reset(seed=0)
+    zero = np.zeros(env.action_space.shape)
+    end = PUSH_TIME_S + phase_s + SURVIVAL_S
+    while env.data.time < end:
+        _, _, terminated, _, _ = env.step(zero)
+        if terminated:
+            return False
+    return True
+
+
+def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int) -> dict[str, Any]:
+    """The survived impulse [N s] in one direction, with each level's survivors."""
+    levels: dict[int, int] = {}
+    survived = 0
+    for impulse in range(1, max_impulse + 1):
+        passed = sum(trial(robot, speed, direction_deg, float(impulse), phase) for phase in PHASES_S)
+        levels[impulse] = passed
+        if passed < PASS_REPLICAS:
+            break
+        survived = impulse
+    return {"survived_ns": survived, "levels": levels}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
+    parser.add_argument("--speed", type=float, default=0.2)
+    parser.add_argument("--max-impulse", type=int, default=20)
+    parser.add_argument("--json", type=Path, default=RESULTS / "walk_pushes.json")
+    args = parser.parse_args(argv)
+    machine_start = machine()
+    out: dict[str, Any] = {}
+    for robot in args.robots:
+        out[robot] = {}
+        for direction in (90.0, 270.0):
+            result = envelope(robot, args.speed, direction, args.max_impulse)
+            out[robot][f"{direction:g}"] = result
+            print(f"{robot:9s} {direction:5.0f} deg: survived {result['survived_ns']} N s; survivors per level {result['levels']}")
+    write_json(args.json, {"robots": args.robots, "speed_mps": args.speed, "phases_s": PHASES_S, "push_time_s": PUSH_TIME_S,
+                           "duration_s": PUSH_DURATION_S, "survival_s": SURVIVAL_S}, out, machine_start)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
