@@ -80,6 +80,26 @@ def test_a_seed_gives_one_trajectory():
     assert np.array_equal(observations[0], observations[1])
 
 
+def test_a_reset_forgets_the_last_episode():
+    """An episode after another (whose step offset and command were not zero) is the same as the
+    first episode of a fresh env with the same seed: nothing of the generator carries over."""
+    def episode(env, action):
+        obs, _ = env.reset(seed=11)
+        trace = [obs]
+        for _ in range(80):
+            obs, *_ = env.step(action)
+            trace.append(obs)
+        return np.array(trace)
+
+    zero = np.zeros(6, dtype=np.float32)
+    fresh = episode(gym.make(ENV_ID), zero)
+    reused = gym.make(ENV_ID)
+    offset = zero.copy()
+    offset[4:] = (1.0, -1.0)
+    episode(reused, offset)
+    assert np.array_equal(episode(reused, zero), fresh)
+
+
 def test_outside_wbc_mode_the_command_is_observed_and_no_generator_runs():
     env, infos, _ = _run(0.2, action_mode="pd", fixed_command=(0.1, 0.0, 0.0))
     assert "walking" not in infos[-1]

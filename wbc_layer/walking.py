@@ -565,8 +565,6 @@ class WalkingGenerator:
         self.max_normal_force_n = _positive(max_normal_force_n, "max_normal_force_n")
         self.command = WalkCommand()
         self.command_clipped = False
-        #: (2,) every new step's offset from the planner's place, stance sole's axes [m] (a policy's action).
-        self.step_offset = np.zeros(2)
         self.reset(0.0, np.array([[0.0, 0.5 * limits.nominal_width_m, 0.0], [0.0, -0.5 * limits.nominal_width_m, 0.0]]), np.zeros(2))
 
     # -- state ------------------------------------------------------------------------------
@@ -580,6 +578,8 @@ class WalkingGenerator:
         #: (2,) each sole's yaw as its last step planned it (the measured one at reset) [rad].
         self.planned_yaw = self.feet_yaw.copy()
         self.rest_offset = np.array(rest_offset, dtype=float).reshape(2)
+        #: (2,) every new step's offset from the planner's place, stance sole's axes [m] (a policy's action).
+        self.step_offset = np.zeros(2)
         self.steps: list[Footstep] = []  # planned, not yet started
         self.swings: dict[str, SwingFoot | None] = dict.fromkeys(FEET)
         self.current: Footstep | None = None  # the step whose foot is unloading or swinging
