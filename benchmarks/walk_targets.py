@@ -26,6 +26,7 @@ core: target 600).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,8 @@ COMMANDS = (
 TARGETS = {"stride_velocity_error_mps": 0.05, "stride_yaw_rate_error_radps": 0.1, "slip_m": 0.01}
 
 
-def walk(robot: str, command: tuple[float, float, float], seconds: float) -> dict[str, Any]:
-    env = gym.make(ENV_ID, robot=robot, fixed_command=command)
+def walk(robot: str, command: tuple[float, float, float], seconds: float, gait: dict | None = None) -> dict[str, Any]:
+    env = gym.make(ENV_ID, robot=robot, fixed_command=command, gait=gait)
     env.reset(seed=0)
     metrics = WalkMetrics()
     action = np.zeros(env.action_space.shape)
@@ -70,8 +71,8 @@ def walk(robot: str, command: tuple[float, float, float], seconds: float) -> dic
     return result
 
 
-def stand(robot: str, seconds: float = 10.0) -> dict[str, Any]:
-    env = gym.make(ENV_ID, robot=robot, standing_probability=1.0)
+def stand(robot: str, seconds: float = 10.0, gait: dict | None = None) -> dict[str, Any]:
+    env = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait)
     env.reset(seed=0)
     plant = env.unwrapped.plant
     r = plant.bridge.root_qpos
@@ -100,9 +101,9 @@ class TimedStage:
         self.samples.append((time.perf_counter_ns() - start) * 1e-3)
 
 
-def tick(robot: str, seconds: float) -> dict[str, Any]:
-    walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0)).unwrapped
-    standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0).unwrapped
+def tick(robot: str, seconds: float, gait: dict | None = None) -> dict[str, Any]:
+    walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0), gait=gait).unwrapped
+    standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait).unwrapped
     for env in (walking, standing):
         env.reset(seed=0)
     ticks = {"walking": TimedCompute(walking.actuation, lambda: "all"), "standing": TimedCompute(standing.actuation, lambda: "all")}
@@ -176,6 +177,7 @@ def main(argv=None) -> None:
     parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--json", type=Path, default=RESULTS / "walk_targets.json")
+    parser.add_argument("--gait", type=json.loads, default=None, help="GaitSettings fields as JSON (default: the env's)")
     parser.add_argument("--plot", type=Path, default=None, help="PNG of commanded against achieved velocity (drawn commands, seed 100)")
     args = parser.parse_args(argv)
     if args.plot is not None:
@@ -185,21 +187,21 @@ def main(argv=None) -> None:
     machine_start = machine()
     out: dict[str, Any] = {}
     for robot in args.robots:
-        runs = {label: walk(robot, command, args.seconds) for label, command in COMMANDS}
+        runs = {label: walk(robot, command, args.seconds, args.gait) for label, command in COMMANDS}
         for label, r in runs.items():
             print(f"{robot:9s} {label:22s} walked {r['command_walked']} fell {r['fell']!s:5s} "
                   f"stride error {r['stride_velocity_error_mps']:.3f} m/s, yaw {r['stride_yaw_rate_error_radps']:.3f} rad/s, "
                   f"step {r['step_length_m']:.3f} m, clearance {r['clearance_m']:.3f} m, slip {r['slip_m'] * 1e3:.1f} mm, "
                   f"flight {r['flight_steps']}")  # fmt: skip
-        standing = stand(robot)
+        standing = stand(robot, gait=args.gait)
         print(f"{robot:9s} zero command: drift {standing['drift_m'] * 1e3:.2f} mm, steps {standing['steps_taken']}, fell {standing['fell']}")
-        timing = tick(robot, min(args.seconds, 10.0))
+        timing = tick(robot, min(args.seconds, 10.0), args.gait)
         print(f"{robot:9s} tick walking / standing: median {timing['walking_tick_us']['median_us']:.1f} / {timing['standing_tick_us']['median_us']:.1f} us "
               f"({timing['median_ratio']:.2f}x), p99 {timing['walking_tick_us']['p99_us']:.1f} / {timing['standing_tick_us']['p99_us']:.1f} us "
               f"({timing['p99_ratio']:.2f}x); generator {timing['generator_us_per_env_step']:.0f} us per env step; "
               f"walking env {timing['walking_env_steps_per_s']:.0f} env steps/s")  # fmt: skip
         out[robot] = {"runs": runs, "standing": standing, "tick": timing}
-    write_json(args.json, {"robots": args.robots, "seconds": args.seconds}, out, machine_start)
+    write_json(args.json, {"robots": args.robots, "seconds": args.seconds, "gait": args.gait}, out, machine_start)
 
 
 if __name__ == "__main__":

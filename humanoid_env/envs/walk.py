@@ -263,9 +263,9 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
 
     The balance env's blocks (``com_target_relative``: the generator's CoM reference, or the
     rest point when standing), then ``walk_command`` 3, ``gait_phase`` 4 (each foot's contact on
-    [1/0], each foot's swing progress in [0, 1]; zeros outside wbc mode), ``feet`` 6 (each sole's
-    x, y [m] from the pelvis in the heading frame and yaw [rad] from the heading), then
-    ``previous_action``.
+    [1/0], each foot's swing progress in [0, 1]; outside wbc mode, where no generator runs:
+    1, 1, 0, 0), ``feet`` 6 (each sole's x, y [m] from the pelvis in the heading frame and yaw
+    [rad] from the heading), then ``previous_action``.
 
     ## Reward
 
@@ -278,7 +278,7 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
 
     Off by default (``push_magnitude_n`` = (0, 0)): no push distribution is calibrated for walking
     yet. The nominal generator, walking 0.2 m/s, survives single sideways pushes of 0.1 s up to
-    5-7 N s on Hubo-lite and 2-4 N s on the G1 (``benchmarks.walk_pushes``), a third to half of
+    5-7 N s on Hubo-lite and 2-4 N s on the G1 (``benchmarks.walk_pushes``), a tenth to half of
     what standing with the stepping law survives.
 
     ## info
