@@ -138,3 +138,77 @@ def test_swing_foot_turns_the_short_way_round_across_pi():
         foot.update(t, 0.0)
     half_way = 3.0 + 0.5 * (2.0 * math.pi - 6.0)
     assert math.atan2(foot.rotation[1, 0], foot.rotation[0, 0]) == pytest.approx(math.remainder(half_way, 2.0 * math.pi), abs=1e-12)
+
+
+def _plan_cops_inside(g: WalkingGenerator) -> float:
+    """The largest distance [m] by which a planned CoP (samples 1..N) leaves its sample's support
+    (the stance sole's shrunk rectangle, or the hull of two fixed soles; 0 when all are inside)."""
+    from wbc_layer.stepping import _edges, _hull, _rectangle
+
+    holds, owners, _ = g._holds()
+    times = [g.plan.t0 + (k + 1) * g.gait.sample_s for k in range(g.gait.horizon)]
+    worst = 0.0
+    for (centre, yaw, pair), cop in zip(g._schedule(times, holds, owners), g.plan.cop, strict=True):
+        if pair is not None and not any(holds[i].variable or holds[i].anchor is not None for i in pair):
+            polygon = _hull(np.vstack([_rectangle(holds[i].position, holds[i].yaw, g.cop_half_sizes) for i in pair]))
+        else:
+            polygon = _rectangle(centre.value(holds), yaw, g.cop_half_sizes)
+        normals, offsets = _edges(polygon)
+        worst = max(worst, float(np.max(normals @ cop - offsets)))
+    return worst
+
+
+@pytest.mark.parametrize("command", [WalkCommand(0.2, 0.0, 0.0), WalkCommand(0.0, 0.1, 0.0), WalkCommand(0.0, 0.0, 0.4)])
+def test_every_planned_cop_lies_in_its_support(command):
+    """The MPC's constraints as built: at every re-plan of a walk the plan's CoPs at its samples lie
+    in their supports to 1e-9 m (the solver is exact; a wrong row would show in millimetres)."""
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    g.set_command(command)
+    c, v, worst, plans = np.zeros(2), np.zeros(2), 0.0, 0
+    for k in range(int(round(4.0 / DT))):
+        t = k * DT
+        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
+        out = g.update(t, c, v, feet, yaw, forces)
+        for i, s in enumerate(g.swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i], yaw[i] = s.position, math.atan2(s.rotation[1, 0], s.rotation[0, 0])
+        if "replanned" in g.events:
+            assert g.plan.status == "solved"
+            worst, plans = max(worst, _plan_cops_inside(g)), plans + 1
+        v = v + out.com[2] * DT
+        c = c + v * DT
+    assert plans > 100 and worst < 1e-9
+
+
+def test_a_late_landing_holds_the_schedule():
+    """A foot that finds no ground at its planned touch-down (this plant withholds the force for
+    0.15 s more) holds the schedule: the other foot would start unloading 0.1 s after the planned
+    touch-down (double support 0.2 s less its 0.1-s unloading) and starts 0.05 s later, once the
+    late foot has landed, so the robot never has both feet unloading or in the air at once."""
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    g.set_command(WalkCommand(0.1, 0.0, 0.0))
+    c, v, both_off = np.zeros(2), np.zeros(2), 0
+    for k in range(int(round(3.0 / DT))):
+        t = k * DT
+        forces = np.zeros(2)
+        for i, s in enumerate(g.swings.values()):
+            late = 0.15 if g.steps_taken == 1 else 0.0  # the first step lands 0.15 s late
+            in_air = s is not None and s.phase == "swing" and t < s.t_touch_planned + late - 1e-9
+            forces[i] = 0.0 if in_air else 185.0
+        out = g.update(t, c, v, feet, yaw, forces)
+        unloaded = [s is not None and s.phase in ("unloading", "swing") for s in g.swings.values()]
+        both_off += all(unloaded)
+        for i, s in enumerate(g.swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i] = s.position
+        v = v + out.com[2] * DT
+        c = c + v * DT
+    assert g.touch_downs[0] == "late"
+    assert g.delayed_s == pytest.approx(0.05, abs=2 * DT)
+    assert both_off == 0
