@@ -192,7 +192,7 @@ def main(argv=None) -> None:
             print(f"{robot:9s} {label:22s} walked {r['command_walked']} fell {r['fell']!s:5s} "
                   f"stride error {r['stride_velocity_error_mps']:.3f} m/s, yaw {r['stride_yaw_rate_error_radps']:.3f} rad/s, "
                   f"step {r['step_length_m']:.3f} m, clearance {r['clearance_m']:.3f} m, slip {r['slip_m'] * 1e3:.1f} mm, "
-                  f"flight {r['flight_steps']}")  # fmt: skip
+                  f"flight {r['flight_steps']}, cost of transport {r['cost_of_transport']:.2f}")  # fmt: skip
         standing = stand(robot, gait=args.gait)
         print(f"{robot:9s} zero command: drift {standing['drift_m'] * 1e3:.2f} mm, steps {standing['steps_taken']}, fell {standing['fell']}")
         timing = tick(robot, min(args.seconds, 10.0), args.gait)

@@ -149,12 +149,16 @@ class WalkMetrics(BalanceMetrics):
     - ``clearance_m`` [m]: the lowest of the swing soles' apexes above their lift-off height;
     - ``flight_steps``: env steps with both feet below ``CONTACT_N`` (a hop or a run);
     - ``slip_m`` [m]: the largest horizontal travel of a sole while it carries more than
-      ``CONTACT_N`` for a whole stance (a sliding foot).
+      ``CONTACT_N`` for a whole stance (a sliding foot);
+    - ``cost_of_transport`` [-]: the actuators' absolute mechanical work over the weight times the
+      distance walked (the soles' midpoint's path), ``sum(P dt) / (m g d)``, with the power
+      sampled once per env step; NaN below ``MIN_DISTANCE_M`` of path (turning in place, standing).
     """
 
     STRIDE_STEPS = 60
     SETTLE_S = 1.0
     CONTACT_N = 30.0
+    MIN_DISTANCE_M = 0.1
 
     def __init__(self) -> None:
         super().__init__()
@@ -174,12 +178,19 @@ class WalkMetrics(BalanceMetrics):
         self.slips: list[float] = []
         self.flight_steps = 0
         self.time = 0.0
+        self.energy_j = 0.0
+        self.path_m = 0.0
+        self.weight_n = float("nan")
+        self._midpoint: np.ndarray | None = None
 
     def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
         super().step(reward, terminated, info)
         measured = np.asarray(info["base_velocity_heading"], dtype=float)
         command = np.asarray(info["walk_command"], dtype=float)
-        self.time = float(info["time"])
+        previous_time, self.time = self.time, float(info["time"])
+        if "mechanical_power_w" in info and np.isfinite(info["mechanical_power_w"]):
+            self.energy_j += float(info["mechanical_power_w"]) * (self.time - previous_time)
+            self.weight_n = float(info["weight_n"])
         if self.command is None or not np.array_equal(command, self.command):
             self.command, self.command_since, self.window = command.copy(), self.time, []
         if np.all(np.isfinite(measured)):
@@ -194,6 +205,10 @@ class WalkMetrics(BalanceMetrics):
 
     def _gait(self, info: dict[str, Any]) -> None:
         feet = np.asarray(info["feet_position"], dtype=float)
+        midpoint = feet[:, :2].mean(axis=0)
+        if self._midpoint is not None and np.all(np.isfinite(midpoint)):
+            self.path_m += float(np.linalg.norm(midpoint - self._midpoint))
+        self._midpoint = midpoint
         forces = info["contact_forces"]
         contact = [float(forces[name][2]) > self.CONTACT_N for name in ("left_foot", "right_foot")]
         if not any(contact):
@@ -235,6 +250,7 @@ class WalkMetrics(BalanceMetrics):
             "clearance_m": float(min(self.clearances)) if self.clearances else float("nan"),
             "flight_steps": self.flight_steps,
             "slip_m": float(max(self.slips)) if self.slips else 0.0,
+            "cost_of_transport": self.energy_j / (self.weight_n * self.path_m) if self.path_m >= self.MIN_DISTANCE_M else float("nan"),
         }
 
 

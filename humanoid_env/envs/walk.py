@@ -218,6 +218,9 @@ class WalkTask(Task):
         info["walk_command"] = self.walk_command.as_array()
         info["base_velocity_heading"] = np.full(3, np.nan) if nonfinite else self.base_velocity_heading()
         info["feet_position"] = self.plant.data.site_xpos[self.plant.sole_sites].copy()
+        d = self.plant.data
+        info["mechanical_power_w"] = float(np.abs(d.actuator_force * d.actuator_velocity).sum())
+        info["weight_n"] = self.weight_n
         if self.walker is not None and drives_controller:
             info["walking"] = self.walker.info()
         return info
@@ -285,7 +288,8 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
 
     The balance env's, plus ``walk_command`` (3,), ``base_velocity_heading`` (3,) (forward, left
     [m/s], yaw rate [rad/s]), ``feet_position`` (2, 3) (the sole centres, left and right, world
-    [m]) and, in wbc mode, ``walking``: ``phase`` ("standing",
+    [m]), ``mechanical_power_w`` (the actuators' absolute mechanical power at the env step's end,
+    ``sum |force velocity|`` [W]), ``weight_n`` (m g [N]) and, in wbc mode, ``walking``: ``phase`` ("standing",
     "double_support", "single_support"), ``command`` (3,) walked (clipped), ``command_clipped``,
     ``steps_taken``, ``clipped_steps``, ``delayed_s``, ``mpc_status`` ("solved", "unconstrained":
     the MPC's fallback, or None when standing), ``touch_downs``.
