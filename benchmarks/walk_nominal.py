@@ -1,10 +1,9 @@
 """Nominal walking in MuJoCo: the walking generator and the whole-body controller, zero action.
 
-A scripted start and stop (issue 39, Walking I): the balance task (pushes off, a fixed CoM
-target) with its reference chain ending in a
-[`WalkingStage`][humanoid_env.envs.walking.WalkingStage], walking one velocity command from 1 s
-to 10 s, then stopping (the command back to zero) and standing to 14 s. (``HumanoidWBCWalk-v0``
-draws its commands instead; this harness keeps the start and the stop at known times.) It prints whether the robot fell, the mean velocity while walking (2.5-9.5 s) and after
+A scripted start and stop (issue 39, Walking I): ``HumanoidWBCWalk-v0`` standing still, its
+walking stage ([`WalkingStage`][humanoid_env.envs.walking.WalkingStage]) handed one velocity
+command from 1 s to 10 s, then zero again (the stop), standing to 14 s: the start and the stop at
+known times, where the env draws its own. It prints whether the robot fell, the mean velocity while walking (2.5-9.5 s) and after
 the stop (CoM x, y [m/s] and the pelvis's yaw rate [rad/s]), the steps and their touch-downs. Results: ``results/walking/README.md``.
 
     python -m benchmarks.walk_nominal --robot hubo_lite --command 0.2 0 0
@@ -13,40 +12,26 @@ the stop (CoM x, y [m/s] and the pelvis's yaw rate [rad/s]), the steps and their
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
+import gymnasium as gym
 import numpy as np
 
-from humanoid_env.envs.balance import BalanceTask, HumanoidBalanceEnv
-from humanoid_env.envs.walking import WalkingStage, walking_swing_tasks
-from wbc_layer.walking import GaitSettings, WalkCommand, WalkingGenerator
+import humanoid_env  # noqa: F401  (registers the envs)
+from wbc_layer.walking import GaitSettings, WalkCommand
+
+ENV_ID = "HumanoidWBCWalk-v0"
+#: Longer than any run: the env draws no new command of its own.
+NO_REDRAW_S = 1e6
 
 
-def walking_env(robot: str, gait: GaitSettings) -> HumanoidBalanceEnv:
-    """The balance env with the walking stage in its reference chain (wbc mode)."""
-
-    class WalkPrototypeTask(BalanceTask):
-        def reference_stages(self, wbc, blocks):
-            plant = self.plant
-            height = float(plant.com_nominal[2] - plant.data.site_xpos[plant.sole_sites, 2].mean())
-            generator = WalkingGenerator(self.description.step_limits(), self.description.cop_half_sizes(), height, gait,
-                                         max_normal_force_n=self.weight_n)  # fmt: skip
-            self.walker = WalkingStage(plant, generator, plant.com_nominal)
-            return [], [self.walker]
-
-        def controller_setup(self, robot_model, wbc):
-            setup = super().controller_setup(robot_model, wbc)
-            setup.added_tasks = tuple(walking_swing_tasks(self.description))
-            setup.tasks = (*setup.tasks, "torso")  # the stage turns the torso with the feet
-            return setup
-
-        def planned_contacts(self):
-            return self.walker.planned_contacts()
-
-    class WalkPrototypeEnv(HumanoidBalanceEnv):
-        task_type = WalkPrototypeTask
-
-    return WalkPrototypeEnv(robot=robot, push_magnitude_n=(0.0, 0.0), com_target_range_m=(0.0, 0.0, 0.0))
+def walking_env(robot: str, gait: GaitSettings):
+    """``HumanoidWBCWalk-v0`` (wbc mode, pushes off) standing still until told otherwise: its own
+    command draws stay zero (``standing_probability`` 1, no new draw within an episode), so the
+    run's commands are the ones handed to its walking stage."""
+    return gym.make(ENV_ID, robot=robot, gait=dataclasses.asdict(gait), standing_probability=1.0,
+                    command_interval_s=(NO_REDRAW_S, NO_REDRAW_S)).unwrapped  # fmt: skip
 
 
 def walk(robot: str, command: WalkCommand, gait: GaitSettings, seed: int = 0) -> dict:

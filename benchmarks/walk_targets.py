@@ -15,9 +15,9 @@ slip at most 1 cm per step, no fall; standing: drift under 2 cm, no step.
 The tick: a walking env (0.2 m/s forward) and a standing env (zero command) of the same robot take
 turns env step by env step; every controller tick is timed around ``actuation.compute``
 (``benchmarks.stepping_tick.TimedCompute``) and the walking generator's own cost around the walking
-stage's update. Reports the medians, the p99s, the ratios (targets: median at most 1.2x, p99 at
-most 2x), the generator's cost per env step and the walking env's env steps/s (one process, one
-core: target 600).
+stage's update (``benchmarks.common.timed``). Reports the medians, the p99s, the ratios (targets:
+median at most 1.2x, p99 at most 2x), the generator's cost per env step and the walking env's env
+steps/s (one process, one core: target 600).
 
     python -m benchmarks.walk_targets [--robots hubo_lite g1] [--seconds 20] [--json benchmarks/results/walk_targets.json]
     python -m benchmarks.walk_targets --plot results/walking/velocity.png   # commanded vs achieved, drawn commands
@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the envs)
-from benchmarks.common import RESULTS, machine, stats, write_json
+from benchmarks.common import RESULTS, machine, stats, timed, write_json
 from benchmarks.stepping_tick import TimedCompute
 from humanoid_env.episode_metrics import WalkMetrics
 
@@ -88,26 +88,15 @@ def stand(robot: str, seconds: float = 10.0, gait: dict | None = None) -> dict[s
             "meets": {"drift_under_2cm": drift < 0.02, "no_step": info["walking"]["steps_taken"] == 0}}  # fmt: skip
 
 
-class TimedStage:
-    """Wraps the walking stage's ``update``: its wall-clock time per call [us]."""
-
-    def __init__(self, stage):
-        self.inner, self.samples = stage.update, []
-        stage.update = self
-
-    def __call__(self, *args):
-        start = time.perf_counter_ns()
-        self.inner(*args)
-        self.samples.append((time.perf_counter_ns() - start) * 1e-3)
-
-
 def tick(robot: str, seconds: float, gait: dict | None = None) -> dict[str, Any]:
     walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0), gait=gait).unwrapped
     standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait).unwrapped
     for env in (walking, standing):
         env.reset(seed=0)
     ticks = {"walking": TimedCompute(walking.actuation, lambda: "all"), "standing": TimedCompute(standing.actuation, lambda: "all")}
-    stage = TimedStage(walking.task.walker)
+    stage_s: list[float] = []  # each walking-stage update's wall time [s]
+    stage = walking.task.walker
+    stage.update = timed(stage.update, [0.0], samples=stage_s)
     action = np.zeros(walking.action_space.shape)
     env_step_s = []
     for _ in range(int(round(50 * seconds))):
@@ -121,8 +110,8 @@ def tick(robot: str, seconds: float, gait: dict | None = None) -> dict[str, Any]
     return {
         "walking_tick_us": w, "standing_tick_us": s,
         "median_ratio": w["median_us"] / s["median_us"], "p99_ratio": w["p99_us"] / s["p99_us"],
-        "generator_us_per_env_step": float(np.mean(stage.samples)) * frame_skip,
-        "generator_per_tick_us": stats(stage.samples),
+        "generator_us_per_env_step": float(np.mean(stage_s)) * 1e6 * frame_skip,
+        "generator_per_tick_us": stats(np.array(stage_s) * 1e6),
         "walking_env_steps_per_s": 1.0 / float(np.median(env_step_s)),
     }  # fmt: skip
 

@@ -46,7 +46,15 @@ from humanoid_env.robots import FEET, RobotDescription
 from wbc_layer import FramePositionTask, OrientationTask
 from wbc_layer.capture import GRAVITY
 from wbc_layer.references import References
-from wbc_layer.stepping import STANDING, SWING, UNLOADING, SteppingLaw, SteppingSettings, SwingSettings
+from wbc_layer.stepping import (
+    STANDING,
+    SWING,
+    UNLOADING,
+    SteppingLaw,
+    SteppingSettings,
+    SwingFoot,
+    SwingSettings,
+)
 
 #: Gains of the swing foot's tasks: position (weight, kp [1/s^2], kd [1/s]) and orientation.
 SWING_POSITION_TASK = (1000.0, 400.0, 40.0)
@@ -77,6 +85,46 @@ def swing_tasks(description: RobotDescription, orientation_gains: tuple[float, f
         w, kp, kd = orientation_gains
         tasks.append(OrientationTask(flat_name, w, kp=kp, kd=kd, frame=site, active=False))
     return tasks
+
+
+def sole_poses(plant: Plant) -> tuple[np.ndarray, np.ndarray]:
+    """The soles' centres (2, 3) world [m] (a copy; left, right) and yaws (2,) [rad], from the plant's data."""
+    d, sites = plant.data, plant.sole_sites
+    positions = d.site_xpos[sites]
+    rotations = d.site_xmat[sites].reshape(-1, 3, 3)
+    yaws = np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
+    return positions.copy(), yaws
+
+
+def write_foot(references: References, foot: str, swing: SwingFoot | None, own_bounds: tuple[float, float], released: bool) -> None:
+    """Write ``foot``'s contact and swing tasks for one tick: with its step under way (``swing``),
+    the contact's activity and normal-force bounds from the step's ramps, its swing tasks on
+    during the swing only, and while it unloads its force task following the ramp down; without
+    one, the contact supporting with its ``own_bounds`` (min, max) [N] and the swing tasks off.
+    ``released``: a step is under way somewhere, so the feet's force-share tasks are released
+    (except the unloading foot's)."""
+    contact = references.contacts[foot]
+    position_name, flat_name = swing_task_names(foot)
+    position_task, flat_task = references.tasks[position_name], references.tasks[flat_name]
+    low, high = own_bounds
+    if swing is not None:
+        contact.active = swing.contact_active
+        contact.min_normal_force = 0.0
+        contact.max_normal_force = high if swing.max_normal_force is None else swing.max_normal_force
+        on = swing.phase == SWING
+        position_task.active = flat_task.active = on
+        if on:
+            position_task.point.position[:] = swing.position
+            position_task.point.velocity[:] = swing.velocity
+            flat_task.target = swing.rotation
+    else:
+        contact.active = True
+        contact.min_normal_force, contact.max_normal_force = low, high
+        position_task.active = flat_task.active = False
+    if swing is not None and swing.phase == UNLOADING and UNLOADING_FORCE_WEIGHT > 0:
+        contact.track(swing.max_normal_force, UNLOADING_FORCE_WEIGHT)  # follow the ramp down, not only stay below it
+    elif released:
+        contact.release_force()
 
 
 def stepping_law(description: RobotDescription, settings: dict[str, Any], com_height_m: float) -> SteppingLaw:
@@ -134,23 +182,16 @@ class SteppingStage(ReferenceStage):
         swing = self.law.swing
         return () if swing is None else (swing.foot,)
 
-    def _feet(self) -> tuple[np.ndarray, np.ndarray]:
-        d, sites = self.plant.data, self.plant.sole_sites
-        positions = d.site_xpos[sites]
-        rotations = d.site_xmat[sites].reshape(-1, 3, 3)
-        yaws = np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
-        return positions.copy(), yaws
-
     def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
         if dt <= 0.0:  # reset: the references as the controller was built
-            self._midpoint = self._feet()[0].mean(axis=0)
+            self._midpoint = sole_poses(self.plant)[0].mean(axis=0)
             contacts = references.contacts
             self._own_bounds = {foot: (contacts[foot].min_normal_force, contacts[foot].max_normal_force) for foot in FEET}
             return
         plant, law = self.plant, self.law
         com, velocity = context.sensed_com()
         self.capture_point = com[:2] + velocity[:2] / self.omega
-        feet, yaws = self._feet()
+        feet, yaws = sole_poses(self.plant)
         forces = plant.contact_forces()
         normal = np.array([forces[name][2] for name in FEET])
         law.update(float(plant.data.time), self.capture_point, feet, yaws, normal, self.weight_n)
@@ -182,28 +223,7 @@ class SteppingStage(ReferenceStage):
         elif reference.acceleration[0] != 0.0 or reference.acceleration[1] != 0.0:
             reference.acceleration[:] = 0.0
         for foot in FEET:
-            contact = references.contacts[foot]
-            position_name, flat_name = swing_task_names(foot)
-            position_task, flat_task = references.tasks[position_name], references.tasks[flat_name]
-            low, high = self._own_bounds[foot]
-            if swing is not None and swing.foot == foot:
-                contact.active = swing.contact_active
-                contact.min_normal_force = 0.0
-                contact.max_normal_force = high if swing.max_normal_force is None else swing.max_normal_force
-                on = swing.phase == SWING
-                position_task.active = flat_task.active = on
-                if on:
-                    position_task.point.position[:] = swing.position
-                    position_task.point.velocity[:] = swing.velocity
-                    flat_task.target = swing.rotation
-            else:
-                contact.active = True
-                contact.min_normal_force, contact.max_normal_force = low, high
-                position_task.active = flat_task.active = False
-            if swing is not None and swing.foot == foot and swing.phase == UNLOADING and UNLOADING_FORCE_WEIGHT > 0:
-                contact.track(swing.max_normal_force, UNLOADING_FORCE_WEIGHT)  # follow the ramp down, not only stay below it
-            elif stepping:
-                contact.release_force()
+            write_foot(references, foot, swing if swing is not None and swing.foot == foot else None, self._own_bounds[foot], stepping)
 
     def info(self) -> dict[str, Any]:
         """The law's state for ``info["stepping"]``."""

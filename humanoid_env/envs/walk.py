@@ -162,17 +162,14 @@ class WalkTask(Task):
             target.velocity[:2] = walker.outputs.com[1]
 
     # -- observation, reward, info -------------------------------------------------------------
-    def _heading(self) -> float:
-        R = self.plant.base_rotation()
-        return math.atan2(R[1, 0], R[0, 0])
-
     def base_velocity_heading(self) -> np.ndarray:
         """(3,) the pelvis's velocity in its heading frame (forward, left [m/s]) and yaw rate [rad/s]."""
         plant, d = self.plant, self.plant.data
         dof = plant.bridge.root_dof
-        c, s = math.cos(self._heading()), math.sin(self._heading())
-        vx, vy = d.qvel[dof], d.qvel[dof + 1]
         R = plant.base_rotation()
+        heading = math.atan2(R[1, 0], R[0, 0])
+        c, s = math.cos(heading), math.sin(heading)
+        vx, vy = d.qvel[dof], d.qvel[dof + 1]
         yaw_rate = float((R @ d.qvel[dof + 3 : dof + 6])[2])  # MuJoCo's free joint: angular velocity in body axes
         return np.array([c * vx + s * vy, -s * vx + c * vy, yaw_rate])
 

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from humanoid_env.envs.decoding import ReferenceStage, StandingDecoder
-from humanoid_env.envs.stepping import UNLOADING_FORCE_WEIGHT, swing_task_names, swing_tasks
+from humanoid_env.envs.stepping import sole_poses, swing_tasks, write_foot
 from humanoid_env.robots import FEET
 from wbc_layer.references import References
-from wbc_layer.stepping import SWING, UNLOADING, _yaw_rotation
-from wbc_layer.walking import WalkCommand, WalkingGenerator
+from wbc_layer.stepping import _yaw_rotation
+from wbc_layer.walking import WalkCommand, WalkingGenerator, _mean_angle
 
 if TYPE_CHECKING:
     from humanoid_env.envs.plant import Plant
@@ -91,15 +91,10 @@ class WalkingStage(ReferenceStage):
         """The contacts the generator drives now (the feet whose steps are under way)."""
         return tuple(foot for foot, swing in self.generator.swings.items() if swing is not None)
 
-    def _feet(self) -> tuple[np.ndarray, np.ndarray]:
-        d, sites = self.plant.data, self.plant.sole_sites
-        rotations = d.site_xmat[sites].reshape(-1, 3, 3)
-        return d.site_xpos[sites].copy(), np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
-
     def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
         generator = self.generator
         if dt <= 0.0:  # reset: the references as the controller was built
-            feet, yaws = self._feet()
+            feet, yaws = sole_poses(self.plant)
             rest = self.com_nominal[:2] - feet[:, :2].mean(axis=0)
             generator.reset(float(self.plant.data.time), feet, yaws, rest_offset=rest)
             contacts = references.contacts
@@ -108,7 +103,7 @@ class WalkingStage(ReferenceStage):
         if self.step_offset_block is not None and action is not None:
             generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
         com, velocity = context.sensed_com()
-        feet, yaws = self._feet()
+        feet, yaws = sole_poses(self.plant)
         forces = self.plant.contact_forces()
         normal = np.array([forces[name][2] for name in FEET])
         out = generator.update(float(self.plant.data.time), com, velocity, feet, yaws, normal)
@@ -121,31 +116,8 @@ class WalkingStage(ReferenceStage):
         reference.position[:2] = out.com[0] + offset
         reference.velocity[:2] = out.com[1]
         reference.acceleration[:2] = out.com[2]
-        walking = out.walking
         for foot in FEET:
-            contact = references.contacts[foot]
-            position_name, flat_name = swing_task_names(foot)
-            position_task, flat_task = references.tasks[position_name], references.tasks[flat_name]
-            low, high = self._own_bounds[foot]
-            swing = out.swings[foot]
-            if swing is not None:
-                contact.active = swing.contact_active
-                contact.min_normal_force = 0.0
-                contact.max_normal_force = high if swing.max_normal_force is None else swing.max_normal_force
-                on = swing.phase == SWING
-                position_task.active = flat_task.active = on
-                if on:
-                    position_task.point.position[:] = swing.position
-                    position_task.point.velocity[:] = swing.velocity
-                    flat_task.target = swing.rotation
-            else:
-                contact.active = True
-                contact.min_normal_force, contact.max_normal_force = low, high
-                position_task.active = flat_task.active = False
-            if swing is not None and swing.phase == UNLOADING:
-                contact.track(swing.max_normal_force, UNLOADING_FORCE_WEIGHT)
-            elif walking:
-                contact.release_force()
+            write_foot(references, foot, out.swings[foot], self._own_bounds[foot], out.walking)
         torso = references.tasks.get("torso")
         yaw = _mean_angle(self.generator.planned_yaw)
         if torso is not None and abs(math.remainder(yaw - self._torso_yaw, 2.0 * math.pi)) > TORSO_YAW_STEP_RAD:
@@ -165,7 +137,3 @@ class WalkingStage(ReferenceStage):
             "mpc_status": None if g.plan is None else g.plan.status,
             "touch_downs": list(g.touch_downs),
         }
-
-
-def _mean_angle(angles: np.ndarray) -> float:
-    return float(math.atan2(np.sin(angles).sum(), np.cos(angles).sum()))
