@@ -1,10 +1,10 @@
 """Lateral pushes while walking: the largest impulse the nominal generator survives, against standing's stepping envelope.
 
 ``HumanoidWBCWalk-v0`` (wbc mode, zero action, random pushes off) walks ``fixed_command``
-(``--speed`` = 0.2 m/s forward; the issue asks for 0.3, beyond Hubo-lite's 0.26 m/s limit at the
-default gait) and is pushed once on the torso, sideways (90 deg: to the left, 270 deg: to the
-right), for 0.1 s at 4 s plus a replica's offset in the gait cycle (0, 0.15, 0.3, 0.45 s: four
-phases of a 0.6-s step). Survived: no fall within 5 s of the push. Each impulse of a 1 N s grid
+(``--speed`` = 0.3 m/s forward, the issue's) and is pushed once on the torso, sideways (90 deg:
+to the left, 270 deg: to the right), for 0.1 s at 4 s plus a replica's offset in the gait cycle
+(0, 1/4, 1/2 and 3/4 of the step period the generator walks that speed with: 0.521 s on
+Hubo-lite, 0.6 s on the G1). Survived: no fall within 5 s of the push. Each impulse of a 1 N s grid
 is tried by every replica; the survived impulse is the largest level that at least 3 of 4
 replicas survive with every lower level passing too (the stepping envelope's rule,
 ``benchmarks.step_envelope``).
@@ -13,7 +13,7 @@ The reference: standing's envelope with the stepping law, sideways, from
 ``results/stepping/step_envelope.json`` (Hubo-lite centre stance: 14 N s at 90 and 270 deg);
 the issue's target is at least 80 % of it.
 
-    python -m benchmarks.walk_pushes [--robots hubo_lite g1] [--speed 0.2] [--max-impulse 20]
+    python -m benchmarks.walk_pushes [--robots hubo_lite g1] [--speed 0.3] [--max-impulse 20]
         [--json results/walking/walk_pushes.json]
 """
 
@@ -29,12 +29,15 @@ import numpy as np
 import humanoid_env  # noqa: F401  (registers the envs)
 from benchmarks.common import RESULTS, machine, write_json
 from benchmarks.push_envelope import ScriptedPush
+from humanoid_env.robots import ROBOTS
+from wbc_layer.walking import FootstepPlanner, GaitSettings, WalkCommand
 
 ENV_ID = "HumanoidWBCWalk-v0"
 PUSH_TIME_S = 4.0
 PUSH_DURATION_S = 0.1
 SURVIVAL_S = 5.0
-PHASES_S = (0.0, 0.15, 0.3, 0.45)
+#: The replicas' offsets in the gait cycle, as shares of the step period.
+PHASES = (0.0, 0.25, 0.5, 0.75)
 #: A level is passed when at least this many of the replicas survive it.
 PASS_REPLICAS = 3
 
@@ -55,12 +58,19 @@ def trial(robot: str, speed: float, direction_deg: float, impulse_ns: float, pha
     return True
 
 
+def step_period_s(robot: str, speed: float) -> float:
+    """The step period [s] the default gait walks ``speed`` forward with on ``robot``."""
+    planner = FootstepPlanner(ROBOTS[robot]().step_limits(), GaitSettings())
+    return float(sum(planner.step_timing(WalkCommand(speed, 0.0, 0.0))))
+
+
 def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int) -> dict[str, Any]:
     """The survived impulse [N s] in one direction, with each level's survivors."""
     levels: dict[int, int] = {}
     survived = 0
+    period = step_period_s(robot, speed)
     for impulse in range(1, max_impulse + 1):
-        passed = sum(trial(robot, speed, direction_deg, float(impulse), phase) for phase in PHASES_S)
+        passed = sum(trial(robot, speed, direction_deg, float(impulse), share * period) for share in PHASES)
         levels[impulse] = passed
         if passed < PASS_REPLICAS:
             break
@@ -71,7 +81,7 @@ def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int) -
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robots", nargs="+", default=["hubo_lite", "g1"])
-    parser.add_argument("--speed", type=float, default=0.2)
+    parser.add_argument("--speed", type=float, default=0.3)
     parser.add_argument("--max-impulse", type=int, default=20)
     parser.add_argument("--json", type=Path, default=RESULTS / "walk_pushes.json")
     args = parser.parse_args(argv)
@@ -81,9 +91,9 @@ def main(argv=None) -> None:
         out[robot] = {}
         for direction in (90.0, 270.0):
             result = envelope(robot, args.speed, direction, args.max_impulse)
-            out[robot][f"{direction:g}"] = result
+            out[robot][f"{direction:g}"] = result | {"step_period_s": step_period_s(robot, args.speed)}
             print(f"{robot:9s} {direction:5.0f} deg: survived {result['survived_ns']} N s; survivors per level {result['levels']}")
-    write_json(args.json, {"robots": args.robots, "speed_mps": args.speed, "phases_s": PHASES_S, "push_time_s": PUSH_TIME_S,
+    write_json(args.json, {"robots": args.robots, "speed_mps": args.speed, "phases": PHASES, "push_time_s": PUSH_TIME_S,
                            "duration_s": PUSH_DURATION_S, "survival_s": SURVIVAL_S}, out, machine_start)  # fmt: skip
 
 

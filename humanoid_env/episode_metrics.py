@@ -139,9 +139,12 @@ class WalkMetrics(BalanceMetrics):
       velocity in its heading frame (and its yaw rate) against the command, every env step (the
       gait's sway counts in it);
     - ``stride_velocity_error_mps`` [m/s], ``stride_yaw_rate_error_radps`` [rad/s]: the largest
-      error of the stride-averaged velocity (yaw rate): the mean over each window of
-      ``STRIDE_STEPS`` env steps (1.2 s: a stride of two 0.6-s steps of the default gait) whose
-      command did not change, the first ``SETTLE_S`` after each change left out; NaN without one;
+      error of the stride-averaged velocity (yaw rate): the mean over each window of one stride
+      (two steps: ``2 info["walking"]["step_s"]``, the period the generator walks the command
+      with, rounded to whole env steps; ``DEFAULT_STRIDE_S`` = 1.2 s, the default gait's, where no
+      generator runs) whose command did not change, the first ``SETTLE_S`` after each change left
+      out; NaN without one. A window of another length than the stride would count part of a
+      step's sway as a tracking error;
     - ``steps``: landings (a foot's normal force rising through ``CONTACT_N``); ``step_length_m``
       [m]: the median of half of each stride (a foot's horizontal travel between two of its
       landings, over 2: the walking direction's step, whatever it is);
@@ -155,7 +158,7 @@ class WalkMetrics(BalanceMetrics):
       sampled once per env step; NaN below ``MIN_DISTANCE_M`` of path (turning in place, standing).
     """
 
-    STRIDE_STEPS = 60
+    DEFAULT_STRIDE_S = 1.2
     SETTLE_S = 1.0
     CONTACT_N = 30.0
     MIN_DISTANCE_M = 0.1
@@ -198,7 +201,8 @@ class WalkMetrics(BalanceMetrics):
             self.yaw_sq.append(float((measured[2] - command[2]) ** 2))
             if self.time - self.command_since >= self.SETTLE_S:
                 self.window.append(measured - command)
-                if len(self.window) == self.STRIDE_STEPS:
+                stride_s = 2.0 * float(info.get("walking", {}).get("step_s", 0.5 * self.DEFAULT_STRIDE_S))
+                if len(self.window) >= max(1, round(stride_s / max(self.time - previous_time, 1e-9))):
                     self.stride_errors.append(np.mean(self.window, axis=0))
                     self.window = []
         self._gait(info)

@@ -97,16 +97,80 @@ def test_a_command_beyond_the_step_limits_is_clipped_and_flagged():
     walked = g.set_command(WalkCommand(5.0, -5.0, 0.1))
     assert g.command_clipped
     assert walked.forward_mps == pytest.approx(high[0]) and walked.lateral_mps == pytest.approx(low[1]) and walked.yaw_rate_radps == 0.1
-    # the forward limit: the reach over one step period, times the command share
-    assert high[0] == pytest.approx(0.95 * LIMITS.max_forward_m / g.gait.step_s)
+    # the forward limit: the reach over the shortest step period (0.39 s), times the command share
+    assert high[0] == pytest.approx(0.95 * LIMITS.max_forward_m / 0.39)
     g.set_command(WalkCommand(0.1, 0.0, 0.0))
     assert not g.command_clipped
 
 
-@pytest.mark.parametrize("bad", [{"unload_s": 0.3}, {"horizon": 1}, {"footstep_weight": -1.0}, {"sample_s": 0.0}])
+def test_walking_sideways_alternates_a_closed_and_an_open_stance():
+    """A stride of two 0.6-s steps carries D = 2 vy T. At 0.1 m/s on the G1 (nominal width
+    0.237 m) D = 0.12 m: the closed stance is w - D/2 = 0.177 m and the open one 0.297 m; on
+    Hubo-lite (w 0.16 m, minimum width 0.12 m) the closed stance stops at the minimum width plus
+    1 cm, 0.13 m, and the open one is 0.25 m. At the lateral command limit the leading foot's
+    landing is inside its reach (not clipped), and the trailing foot's beside it is too."""
+    from wbc_layer.walking import FootstepPlanner
+
+    g1 = ROBOTS["g1"]().step_limits()
+    for limits, closed in ((g1, g1.nominal_width_m - 0.06), (LIMITS, LIMITS.min_width_m + 0.01)):
+        planner = FootstepPlanner(limits, GaitSettings())
+        command = WalkCommand(0.0, 0.1, 0.0)
+        assert planner.lateral_width("right_foot", command) == pytest.approx(closed, abs=1e-12)  # trailing
+        assert planner.lateral_width("left_foot", command) == pytest.approx(closed + 0.12, abs=1e-12)  # leading
+        assert planner.lateral_width("left_foot", WalkCommand(0.2, 0.0, 0.3)) == limits.nominal_width_m
+        _, high = command_limits(limits, GaitSettings(command_share=1.0))
+        fastest = WalkCommand(0.0, -float(high[1]), 0.0)
+        for foot in ("left_foot", "right_foot"):
+            _, _, clipped = planner.place(foot, np.zeros(2), 0.0, fastest)
+            assert not clipped
+        leading, _, _ = planner.place("right_foot", np.zeros(2), 0.0, fastest)
+        assert abs(leading[1] - (-limits.nominal_width_m)) == pytest.approx(limits.max_outward_m, abs=1e-3)  # at its reach
+
+
+def test_the_cadence_rises_only_where_the_nominal_steps_would_leave_the_limits():
+    """Hubo-lite's forward reach is 0.1645 m, so at the nominal 0.6 s a step can walk
+    0.95 x 0.1645 / 0.6 = 0.260 m/s: 0.2 m/s keeps the nominal timing (0.4 + 0.2 s); 0.3 m/s
+    needs T = 0.95 x 0.1645 / 0.3 = 0.521 s, both supports shortened in proportion; 0.5 m/s
+    (beyond the limits, clipped to 0.95 x 0.1645 / 0.39 = 0.401 m/s) walks at fastest_step_s.
+    Turning: 0.475 rad/s at 0.6 s; 0.6 rad/s needs 0.95 x 0.3 / 0.6 = 0.475 s."""
+    from wbc_layer.walking import FootstepPlanner
+
+    planner = FootstepPlanner(LIMITS, GaitSettings())
+    assert planner.step_timing(WalkCommand(0.2, 0.0, 0.0)) == (0.4, 0.2)
+    single, double = planner.step_timing(WalkCommand(0.3, 0.0, 0.0))
+    assert single + double == pytest.approx(0.95 * LIMITS.max_forward_m / 0.3, abs=1e-12)
+    assert single == pytest.approx(2.0 * double, abs=1e-12)
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M)
+    walked = g.set_command(WalkCommand(0.5, 0.0, 0.0))
+    assert walked.forward_mps == pytest.approx(0.95 * LIMITS.max_forward_m / 0.39) and sum(g.timing) == pytest.approx(0.39)
+    assert sum(planner.step_timing(WalkCommand(0.0, 0.0, -0.6))) == pytest.approx(0.95 * 0.3 / 0.6, abs=1e-12)
+    fixed = FootstepPlanner(LIMITS, GaitSettings(fastest_step_s=None))
+    assert fixed.step_timing(WalkCommand(0.3, 0.0, 0.0)) == (0.4, 0.2)
+
+
+def test_walks_0_4_mps_with_the_shorter_steps_it_needs():
+    """0.4 m/s forward on Hubo-lite (beyond the nominal period's 0.26 m/s) in the ideal plant: the
+    CoM's mean velocity over 3-9 s within 5 mm/s of the command, every step within the reach
+    (none clipped), each swing lasting the shortened single support (0.39 s x 2/3 = 0.26 s)."""
+    g, t, _, velocities, _ = _walk(WalkCommand(0.4, 0.0, 0.0), 9.5, gait=GaitSettings())
+    window = (t >= 3.0) & (t < 9.0)
+    assert abs(velocities[window, 0].mean() - 0.4) < 0.005
+    assert g.clipped_steps == 0
+    assert g.timing == pytest.approx((0.26, 0.13), abs=1e-3)
+    assert g.previous.t_touch - g.previous.t_lift == pytest.approx(g.timing[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [{"unload_s": 0.3}, {"horizon": 1}, {"footstep_weight": -1.0}, {"sample_s": 0.0},
+                                 {"fastest_step_s": 0.7}, {"fastest_step_s": 0.25}])  # fmt: skip
 def test_bad_gait_settings_are_refused(bad):
     with pytest.raises(ValueError, match="GaitSettings"):
         GaitSettings(**bad)
+
+
+def test_a_gait_faster_than_the_robot_can_swing_is_refused():
+    """At fastest_step_s 0.27 s the swing is 0.18 s, below Hubo-lite's 0.1996-s minimum swing time."""
+    with pytest.raises(ValueError, match="min_swing_time_s"):
+        WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(fastest_step_s=0.27, unload_s=0.05))
 
 
 def test_bad_command_is_refused():

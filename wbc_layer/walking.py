@@ -39,12 +39,16 @@ So the MPC owns the next footstep: a push while walking is answered by moving th
 does not run.
 
 **The footsteps** ([`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]): each step lands
-relative to the stance sole, in its axes, at ``(vx T, sigma w + lateral)`` turned by the
-command's yaw over the step, ``T`` the step's period (double + single support), ``w`` the
-nominal width, ``sigma`` +1 for the left foot; ``lateral = 2 vy T`` when the foot steps towards
-the lateral command (the leading foot opens the stance, the trailing foot closes it), else 0. The
-command is clipped to what the step limits allow (``command_limits``) and the step into the
-swing foot's reachable region (no crossover), both flagged.
+relative to the stance sole, in its axes, at ``(vx T, sigma W)`` turned by the command's yaw
+over the step, ``T`` the step's period (double + single support), ``sigma`` +1 for the left
+foot, ``W`` the stance width: the nominal width without a lateral command; walking sideways the
+stance alternates between a closed width (after the trailing foot's step) and that plus
+``2 vy T`` (after the leading foot's), the closed one narrower than nominal where the step
+limits allow (a shorter sway between the feet). **The cadence** rises with the command: where a
+step of the nominal period would carry more than ``command_share`` of the step limits, the
+period shortens (both supports in proportion) just enough, down to ``fastest_step_s``. The
+command is clipped to what the step limits allow at that period (``command_limits``) and the
+step into the swing foot's reachable region (no crossover), both flagged.
 
 **The gait** ([`WalkingGenerator`][wbc_layer.walking.WalkingGenerator]) owns the next footstep:
 at zero command it stands in double support and takes no step; a non-zero command starts a gait
@@ -132,6 +136,12 @@ class GaitSettings:
             sample [s^2] (per m^2 of CoP error; Herdt et al. 2010's velocity tracking); 0: none.
         replan_s: the MPC re-plans from the measured state this often [s].
         command_share: the command limits are this share of what the step limits allow [-].
+        fastest_step_s: the shortest step period [s] (double + single support, in the nominal
+            ratio): a command whose steps would leave ``command_share`` of the step limits at the
+            nominal period ``step_s`` is walked with shorter steps, as much shorter as it needs
+            ([`FootstepPlanner.step_timing`][wbc_layer.walking.FootstepPlanner.step_timing]);
+            the command limits are those at this period. None: the nominal period always (the
+            limits at ``step_s``).
     """
 
     single_support_s: float = 0.4
@@ -149,6 +159,7 @@ class GaitSettings:
     velocity_weight: float = 0.05
     replan_s: float = 0.02
     command_share: float = 0.95
+    fastest_step_s: float | None = 0.39
 
     def __post_init__(self) -> None:
         for name in ("single_support_s", "double_support_s", "start_s", "unload_s", "load_s", "swing_height_m",
@@ -169,16 +180,25 @@ class GaitSettings:
             raise ValueError(f"GaitSettings.velocity_weight must be a finite number >= 0, got {self.velocity_weight!r}")
         if self.command_share > 1.0:
             raise ValueError(f"GaitSettings.command_share must be in (0, 1], got {self.command_share!r}")
+        if self.fastest_step_s is not None:
+            _positive(self.fastest_step_s, "GaitSettings.fastest_step_s")
+            if self.fastest_step_s > self.step_s + _TOLERANCE_S:
+                raise ValueError(f"GaitSettings.fastest_step_s ({self.fastest_step_s} s) must not exceed the nominal step period "
+                                 f"single_support_s + double_support_s ({self.step_s} s)")  # fmt: skip
+            double = self.double_support_s * self.fastest_step_s / self.step_s
+            if max(self.unload_s, self.load_s) > double + _TOLERANCE_S:
+                raise ValueError(f"GaitSettings.unload_s and load_s ({self.unload_s}, {self.load_s} s) must not exceed the double "
+                                 f"support at fastest_step_s ({double:.4g} s)")  # fmt: skip
 
     @property
     def step_s(self) -> float:
-        """A step's period, double + single support [s]."""
+        """A step's nominal period, double + single support [s]."""
         return self.double_support_s + self.single_support_s
 
-    def swing_settings(self) -> SwingSettings:
-        """The [`SwingSettings`][wbc_layer.stepping.SwingSettings] every step is taken with."""
-        return SwingSettings(swing_s=self.single_support_s, height_m=self.swing_height_m, unload_s=self.unload_s,
-                             load_s=self.load_s)  # fmt: skip
+    @property
+    def shortest_step_s(self) -> float:
+        """The shortest step period the gait walks [s]: ``fastest_step_s``, or ``step_s`` without one."""
+        return self.step_s if self.fastest_step_s is None else self.fastest_step_s
 
 
 @dataclass(frozen=True)
@@ -206,14 +226,35 @@ class WalkCommand:
 
 def command_limits(limits: StepLimits, gait: GaitSettings) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) (3,) of the command a gait can walk within the step limits [m/s, m/s, rad/s]:
-    forward ``max_forward_m / T`` (backward ``max_backward_m / T``), lateral
-    ``max_outward_m / (2 T)`` (a stride of two steps opens and closes the stance once), yaw
-    ``max_yaw_step_rad / T``, each times ``command_share``; ``T`` the step period. A command
-    using two axes at once may still ask for a step the reachable region clips (flagged)."""
-    T, share = gait.step_s, gait.command_share
-    high = share * np.array([limits.max_forward_m / T, limits.max_outward_m / (2 * T), gait.max_yaw_step_rad / T])
-    low = -share * np.array([limits.max_backward_m / T, limits.max_outward_m / (2 * T), gait.max_yaw_step_rad / T])
-    return low, high
+    ``command_share`` times one step's reach along each axis over the shortest period ``T``
+    (``gait.shortest_step_s``): forward ``max_forward_m / T`` (backward ``max_backward_m / T``),
+    lateral ``D_max / (2 T)`` (a stride of two steps carries ``D = 2 vy T``; the leading foot
+    lands ``D`` wider than the closed stance of
+    [`FootstepPlanner.lateral_width`][wbc_layer.walking.FootstepPlanner.lateral_width], within its
+    reach ``r`` of the nominal width ``w``: ``D_max = min(2 r, r + w - W_min)``, ``W_min`` the
+    narrowest closed stance), yaw ``max_yaw_step_rad / T``. A command using two axes at once may
+    still ask for a step the reachable region clips (flagged)."""
+    reach = gait.command_share * _step_reach(limits, gait) / gait.shortest_step_s
+    return -reach[1], reach[0]
+
+
+def _step_reach(limits: StepLimits, gait: GaitSettings) -> np.ndarray:
+    """(2, 3): per command axis (forward, lateral, yaw) how far one step may carry it, backward
+    and lateral-right / clockwise (row 0, positive numbers) and forward, left, counter-clockwise
+    (row 1) [m, m, rad]; a step of period ``T`` walks ``reach / T``."""
+    r, w = limits.max_outward_m, limits.nominal_width_m
+    lateral = 0.5 * min(2.0 * r, r + w - _narrowest_stance(limits))  # D_max / 2 per step
+    return np.array([[limits.max_backward_m, lateral, gait.max_yaw_step_rad], [limits.max_forward_m, lateral, gait.max_yaw_step_rad]])
+
+
+#: Walking sideways, the closed stance stays this much wider than the step limits' minimum width [m].
+CLOSED_STANCE_GAP_M = 0.01
+
+
+def _narrowest_stance(limits: StepLimits) -> float:
+    """The narrowest closed stance while walking sideways [m]: ``min_width_m`` plus
+    ``CLOSED_STANCE_GAP_M``, at most the nominal width."""
+    return min(limits.nominal_width_m, limits.min_width_m + CLOSED_STANCE_GAP_M)
 
 
 @dataclass
@@ -244,12 +285,46 @@ class FootstepPlanner:
         self.limits, self.gait = limits, gait
         self.regions = {foot: reachable_region(limits, foot.split("_")[0]) for foot in FEET}
         self.low, self.high = command_limits(limits, gait)
+        self._reach = gait.command_share * _step_reach(limits, gait)
+
+    def step_timing(self, command: WalkCommand) -> tuple[float, float]:
+        """(single support, double support) [s] of the steps that walk ``command``: the nominal
+        ones, unless at the nominal period ``T0`` a step would carry more than ``command_share``
+        of its reach along some axis (``|c_i| T0 > share reach_i``); then both shortened in
+        proportion to ``T = max(T0 / need, fastest_step_s)``, ``need`` the largest of those
+        ratios, so that the steps stay within that share (a cadence that rises with the speed,
+        as people's does, instead of steps longer than the legs allow)."""
+        g = self.gait
+        c = command.as_array()
+        reach = np.where(c < 0.0, self._reach[0], self._reach[1])
+        need = float(np.max(np.abs(c) * g.step_s / reach))
+        if need <= 1.0 or g.fastest_step_s is None:
+            return g.single_support_s, g.double_support_s
+        scale = max(1.0 / need, g.fastest_step_s / g.step_s)
+        return g.single_support_s * scale, g.double_support_s * scale
 
     def clip_command(self, command: WalkCommand) -> tuple[WalkCommand, bool]:
         """The command within ``command_limits``, and whether it had to be clipped."""
         raw = command.as_array()
         clipped = np.clip(raw, self.low, self.high)
         return WalkCommand(*map(float, clipped)), bool(np.any(clipped != raw))
+
+    def lateral_width(self, foot: str, command: WalkCommand) -> float:
+        """The stance width [m] ``foot`` lands at (from the stance sole's centre, towards its own
+        side) for ``command``'s lateral speed: a stride of two steps carries ``D = 2 vy T``, so the
+        width alternates between ``W_closed`` (after the trailing foot's step) and ``W_closed + D``
+        (after the leading foot's), with ``W_closed = max(w - D / 2, w_min)``: centred on the
+        nominal width ``w`` where the stance may narrow that far, else as narrow as
+        ``min_width_m`` plus ``CLOSED_STANCE_GAP_M`` allows (``w`` at no lateral command). The
+        narrower closed stance (the old rule kept ``W_closed = w``) shortens the CoM's sway
+        between the feet: the G1 (CoP half width 2.2 cm) fell walking 0.1 m/s sideways with
+        ``w``, and walks 0.2 m/s with this (``results/walking/README.md``)."""
+        sign = 1.0 if foot == FEET[0] else -1.0
+        stride = 2.0 * abs(command.lateral_mps) * sum(self.step_timing(command))
+        w = self.limits.nominal_width_m
+        closed = max(w - 0.5 * stride, _narrowest_stance(self.limits))
+        leading = command.lateral_mps * sign > 0.0
+        return closed + stride if leading else closed
 
     def place(self, foot: str, stance_xy: ArrayLike, stance_yaw: float, command: WalkCommand,
               closing: bool = False, offset_m: ArrayLike | None = None) -> tuple[np.ndarray, float, bool]:  # fmt: skip
@@ -258,13 +333,12 @@ class FootstepPlanner:
         ``offset_m`` (2,) [m] in the stance sole's axes (a policy's correction; not for the
         closing step); ``closing``: side by side with the stance sole at the nominal width."""
         sign = 1.0 if foot == FEET[0] else -1.0
-        T = self.gait.step_s
+        T = sum(self.step_timing(command))
         if closing:
             offset, turn = np.array([0.0, sign * self.limits.nominal_width_m]), 0.0
         else:
-            lateral = 2.0 * command.lateral_mps * T if command.lateral_mps * sign > 0.0 else 0.0
             turn = float(np.clip(command.yaw_rate_radps * T, -self.gait.max_yaw_step_rad, self.gait.max_yaw_step_rad))
-            offset = _rotation(0.5 * turn) @ np.array([command.forward_mps * T, sign * self.limits.nominal_width_m + lateral])
+            offset = _rotation(0.5 * turn) @ np.array([command.forward_mps * T, sign * self.lateral_width(foot, command)])
             if offset_m is not None:
                 offset = offset + np.asarray(offset_m, dtype=float)
         region = self.regions[foot]
@@ -556,6 +630,10 @@ class WalkingGenerator:
         self.gait = gait or GaitSettings()
         self.limits = limits
         self.footsteps = FootstepPlanner(limits, self.gait)
+        fastest_swing = self.gait.single_support_s * self.gait.shortest_step_s / self.gait.step_s
+        if fastest_swing < limits.min_swing_time_s - _TOLERANCE_S:
+            raise ValueError(f"the gait's fastest swing ({fastest_swing:.4g} s, single_support_s at fastest_step_s) is shorter than "
+                             f"the robot's min_swing_time_s ({limits.min_swing_time_s:.4g} s)")  # fmt: skip
         self.planner = CoMPlanner(com_height_m, self.gait)
         half_length, half_width = (_positive(s, "cop half size") for s in cop_half_sizes)
         margin = self.gait.cop_margin_m
@@ -565,6 +643,8 @@ class WalkingGenerator:
         self.max_normal_force_n = _positive(max_normal_force_n, "max_normal_force_n")
         self.command = WalkCommand()
         self.command_clipped = False
+        #: (single, double) support [s] of the steps walking the command (``FootstepPlanner.step_timing``).
+        self.timing = (self.gait.single_support_s, self.gait.double_support_s)
         self.reset(0.0, np.array([[0.0, 0.5 * limits.nominal_width_m, 0.0], [0.0, -0.5 * limits.nominal_width_m, 0.0]]), np.zeros(2))
 
     # -- state ------------------------------------------------------------------------------
@@ -601,6 +681,7 @@ class WalkingGenerator:
         if not isinstance(command, WalkCommand):
             raise ValueError(f"command must be a WalkCommand, got {type(command).__name__}")
         self.command, self.command_clipped = self.footsteps.clip_command(command)
+        self.timing = self.footsteps.step_timing(self.command)
         return self.command
 
     @property
@@ -639,12 +720,13 @@ class WalkingGenerator:
         last = self.current or self.previous
         if last is None:
             return self._start_time + self.gait.start_s
-        return last.t_touch + self.gait.double_support_s
+        return last.t_touch + self.timing[1]
 
     def _replan_steps(self, time: float) -> None:
         """The steps not yet started, from the command: enough to cover the MPC's horizon (or
         the closing step, or none)."""
         g = self.gait
+        single, double = self.timing
         fixed = [self.current] if self.current is not None else []
         last = self.current or self.previous
         if self.command.is_zero:
@@ -655,7 +737,7 @@ class WalkingGenerator:
             t_lift = self._next_lift()
             stance_xy, stance_yaw = self._stance_of(last.foot, fixed)
             position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, closing=True)
-            self.steps = [Footstep(foot, position, yaw, t_lift, t_lift + g.single_support_s, clipped, closing=True)]
+            self.steps = [Footstep(foot, position, yaw, t_lift, t_lift + single, clipped, closing=True)]
             return
         if not self.walking:
             self.walking, self._start_time, self.previous = True, time, None
@@ -664,11 +746,11 @@ class WalkingGenerator:
         foot = self._first_foot() if last is None else FEET[1 - FEET.index(last.foot)]
         t_lift = self._next_lift()
         horizon_end = time + g.horizon * g.sample_s
-        while t_lift < horizon_end + g.step_s:
+        while t_lift < horizon_end + single + double:
             stance_xy, stance_yaw = self._stance_of(FEET[1 - FEET.index(foot)], fixed + steps)
             position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, offset_m=self.step_offset)
-            steps.append(Footstep(foot, position, yaw, t_lift, t_lift + g.single_support_s, clipped))
-            foot, t_lift = FEET[1 - FEET.index(foot)], t_lift + g.step_s
+            steps.append(Footstep(foot, position, yaw, t_lift, t_lift + single, clipped))
+            foot, t_lift = FEET[1 - FEET.index(foot)], t_lift + single + double
         self.steps = steps
 
     def _holds(self) -> tuple[list[Foothold], list[Footstep | None], list[tuple[int, int, np.ndarray]]]:
@@ -736,7 +818,7 @@ class WalkingGenerator:
                     found = (rest, yaw, pair)
                 else:
                     last_stance = AffinePoint.hold(latest[FEET[1 - FEET.index(previous.foot)]])
-                    share = min(max((t - previous.t_touch) / self.gait.double_support_s, 0.0), 1.0)
+                    share = min(max((t - previous.t_touch) / self.timing[1], 0.0), 1.0)
                     found = (last_stance.blend(rest, share), yaw, pair)
             out.append(found)
         return out

@@ -35,10 +35,18 @@ WALK_DEFAULTS: dict[str, Any] = {
 
 #: The default ``command_share`` per robot: the largest share of the command limits (of 1.0, 0.6,
 #: 0.4) at which the nominal generator fell at most once in 10 episodes of 20 s (seeds 100-109,
-#: zero action, commands of all three axes at once): Hubo-lite 1.0: 0 falls; the G1 1.0: 8,
-#: 0.6: 2, 0.4: 1. Other robots: 0.4.
-DEFAULT_COMMAND_SHARE = {"hubo_lite": 1.0, "g1": 0.4}
+#: zero action, commands of all three axes at once): Hubo-lite 1.0: 0 falls; the G1 1.0: 2,
+#: 0.6: 0. Other robots: 0.4.
+DEFAULT_COMMAND_SHARE = {"hubo_lite": 1.0, "g1": 0.6}
 FALLBACK_COMMAND_SHARE = 0.4
+
+#: The controller's settings while walking, over the robot's standing ones: the CoM task 10x
+#: heavier (1e4) and the torso's orientation task 10x lighter (1). With the standing weights (1e3,
+#: 10) the swing and torso tasks took the CoM off the plan by up to 3 mm/s every 20-ms re-plan in
+#: single support; the MPC, re-planning from the measured CoM, answered with shorter or wider steps:
+#: the G1 fell walking sideways at 0.1-0.2 m/s and walked 0.35 m/s for 0.4 forward
+#: (``results/walking/README.md``).
+WALKING_CONTROLLER = {"com_weight": 1e4, "torso_weight": 1.0}
 
 #: Width [m/s, m/s, rad/s] of the Gaussian velocity-tracking reward terms.
 VELOCITY_SIGMA_MPS = 0.1
@@ -122,6 +130,10 @@ class WalkTask(Task):
         generator = WalkingGenerator(self.limits, self.description.cop_half_sizes(), height, self.gait, max_normal_force_n=self.weight_n)
         self.walker = WalkingStage(plant, generator, plant.com_nominal, step_offset_block=blocks["step_offset"], standing=self.standing)
         return [], [self.walker]
+
+    def controller_config(self, wbc):
+        """The robot's standing controller with ``WALKING_CONTROLLER``'s weights."""
+        return super().controller_config(wbc).with_overrides(**WALKING_CONTROLLER)
 
     def controller_setup(self, robot, wbc):
         setup = super().controller_setup(robot, wbc)
@@ -241,11 +253,14 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     reset and every U(``command_interval_s``) = U(3, 5) s: zero (stand still) with probability
     ``standing_probability`` = 0.2, else uniformly, each axis on its own, within ``command_share``
     of the robot's command limits (``wbc_layer.walking.command_limits`` of its step limits and the
-    gait: with the default gait (0.4 s single + 0.2 s double support) +-0.26 m/s forward,
-    +-0.13 m/s sideways and +-0.475 rad/s on Hubo-lite; +-0.34 m/s, +-0.17 m/s, +-0.475 rad/s on
-    the G1). ``command_share`` = None (the default) narrows them per robot to what the nominal
-    generator walks with all three axes at once: 1.0 on Hubo-lite, 0.4 on the G1
-    (``DEFAULT_COMMAND_SHARE``: at most one fall in 10 episodes; at 1.0 the G1 fell in 8). ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
+    gait: the default gait's steps of 0.4 s single + 0.2 s double support shorten, in proportion,
+    down to 0.39 s where a command needs it; the limits are those at 0.39 s: +-0.40 m/s forward,
+    +-0.24 m/s sideways and +-0.73 rad/s on Hubo-lite; +-0.53 m/s, +-0.42 m/s, +-0.73 rad/s on
+    the G1; Playground's G1 ranges are +-1, +-0.5 m/s, +-1 rad/s, beyond these robots' reach at
+    this cadence). ``command_share`` = None (the default) narrows them per robot to what the
+    nominal generator walks with all three axes at once: 1.0 on Hubo-lite, 0.6 on the G1
+    (``DEFAULT_COMMAND_SHARE``: at most one fall in 10 episodes; at 1.0 the G1 fell in 2).
+    ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
     (evaluation). ``info["walk_command"]`` (3,): the command drawn (``info["walking"]["command"]``:
     the one walked, clipped to the limits).
 
@@ -288,7 +303,7 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     [m]), ``mechanical_power_w`` (the actuators' absolute mechanical power at the env step's end,
     ``sum |force velocity|`` [W]), ``weight_n`` (m g [N]) and, in wbc mode, ``walking``: ``phase`` ("standing",
     "double_support", "single_support"), ``command`` (3,) walked (clipped), ``command_clipped``,
-    ``steps_taken``, ``clipped_steps``, ``delayed_s``, ``mpc_status`` ("solved", "unconstrained":
+    ``step_s`` (the step period the command is walked with [s]), ``steps_taken``, ``clipped_steps``, ``delayed_s``, ``mpc_status`` ("solved", "unconstrained":
     the MPC's fallback, or None when standing), ``touch_downs``.
 
     ## Arguments
@@ -300,6 +315,10 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     ## Version history
 
     - 2026-12-04: new.
+    - 2026-12-04, second revision: the cadence rises with the command (steps down to 0.39 s; the command limits
+      are those at 0.39 s); sideways, the closed stance narrows; the controller's CoM task 10x
+      heavier and the torso's 10x lighter while walking; the G1's ``command_share`` 0.6 (was 0.4);
+      ``info["walking"]["step_s"]``. Trajectories differ from the first version.
     """
 
     task_type = WalkTask

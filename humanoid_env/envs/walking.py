@@ -131,6 +131,7 @@ class WalkingStage(ReferenceStage):
             "phase": g.phase,
             "command": g.command.as_array(),
             "command_clipped": bool(g.command_clipped),
+            "step_s": float(sum(g.timing)),
             "steps_taken": g.steps_taken,
             "clipped_steps": g.clipped_steps,
             "delayed_s": g.delayed_s,
