@@ -173,12 +173,12 @@ def _nearest_on_boundary(x: np.ndarray, poly: np.ndarray) -> np.ndarray:
     return candidates[int(np.argmin(np.einsum("ij,ij->i", d, d)))]
 
 
-def project_to_polygon(point: ArrayLike, polygon: ArrayLike) -> np.ndarray:
+def project_to_polygon(point: ArrayLike, polygon: ArrayLike, edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(2,) the point of the counter-clockwise convex ``polygon`` (k, 2) nearest to ``point``
-    (the point itself when inside)."""
+    (the point itself when inside); ``edges``: the polygon's ``_edges`` when the caller keeps them."""
     x = np.asarray(point, dtype=float)
     poly = np.asarray(polygon, dtype=float)
-    normals, offsets = _edges(poly)
+    normals, offsets = _edges(poly) if edges is None else edges
     if np.all(offsets - normals @ x >= 0.0):
         return x.copy()
     return _nearest_on_boundary(x, poly).copy()

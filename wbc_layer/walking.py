@@ -284,8 +284,10 @@ class FootstepPlanner:
     def __init__(self, limits: StepLimits, gait: GaitSettings):
         self.limits, self.gait = limits, gait
         self.regions = {foot: reachable_region(limits, foot.split("_")[0]) for foot in FEET}
+        self._region_edges = {foot: _edges(region) for foot, region in self.regions.items()}
         self.low, self.high = command_limits(limits, gait)
         self._reach = gait.command_share * _step_reach(limits, gait)
+        self._timings: dict[WalkCommand, tuple[float, float]] = {}
 
     def step_timing(self, command: WalkCommand) -> tuple[float, float]:
         """(single support, double support) [s] of the steps that walk ``command``: the nominal
@@ -294,6 +296,14 @@ class FootstepPlanner:
         proportion to ``T = max(T0 / need, fastest_step_s)``, ``need`` the largest of those
         ratios, so that the steps stay within that share (a cadence that rises with the speed,
         as people's does, instead of steps longer than the legs allow)."""
+        timing = self._timings.get(command)
+        if timing is None:
+            if len(self._timings) > 64:  # a policy's commands are many; keep the cache small
+                self._timings.clear()
+            timing = self._timings[command] = self._step_timing(command)
+        return timing
+
+    def _step_timing(self, command: WalkCommand) -> tuple[float, float]:
         g = self.gait
         c = command.as_array()
         reach = np.where(c < 0.0, self._reach[0], self._reach[1])
@@ -342,7 +352,7 @@ class FootstepPlanner:
             if offset_m is not None:
                 offset = offset + np.asarray(offset_m, dtype=float)
         region = self.regions[foot]
-        inside = project_to_polygon(offset, region)
+        inside = project_to_polygon(offset, region, self._region_edges[foot])
         clipped = bool(np.linalg.norm(inside - offset) > 1e-9)
         position = np.asarray(stance_xy, dtype=float) + _rotation(stance_yaw) @ inside
         return position, float(stance_yaw + turn), clipped
@@ -475,15 +485,18 @@ class CoMPlanner:
         E = np.zeros((2, N, n))  # CoP minus its reference, per axis: E u + e0
         E[0, :, :N] = self.Pzu
         E[1, :, N : 2 * N] = self.Pzu
-        e0 = free.copy()
+        offsets = free.tolist()  # the same subtractions as on the (N, 2) array, in scalars (faster)
         for k, (centre, _, _) in enumerate(samples):
-            e0[k] -= centre.const
+            ex, ey = offsets[k]
+            ex, ey = ex - centre.const[0], ey - centre.const[1]
             for hold, weight in centre.terms.items():
                 col, const = affine(hold)
-                e0[k] -= weight * const
+                ex, ey = ex - weight * const[0], ey - weight * const[1]
                 if col is not None:
                     E[0, k, col] -= weight
                     E[1, k, col + 1] -= weight
+            offsets[k] = (ex, ey)
+        e0 = np.array(offsets)
         regularise = np.full(n, g.jerk_weight)
         reference = np.zeros(n)
         for hold, c in column.items():
@@ -502,9 +515,17 @@ class CoMPlanner:
         hl, hw = cop_half_sizes
         half = np.array([hl, hw, hl, hw])
         hulls: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        for k, (_, yaw, pair) in enumerate(samples):
-            if pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None:
-                # double support on two fixed soles: the CoP in their hull
+        in_hull = [pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None for _, _, pair in samples]
+        boxed = [k for k, hull in enumerate(in_hull) if not hull]
+        if boxed:  # single support, or a moving sole: a box around the reference, all such samples at once
+            yaws = np.array([samples[k][1] for k in boxed])
+            c, s_ = np.cos(yaws), np.sin(yaws)
+            axes = np.stack([np.column_stack([c, s_]), np.column_stack([-s_, c])], axis=1)  # (K, 2, 2)
+            box = axes[:, :, :1] * E[0, boxed][:, None, :] + axes[:, :, 1:] * E[1, boxed][:, None, :]  # (K, 2, n)
+            box_offset = np.matmul(axes, e0[boxed][:, :, None])[:, :, 0]  # (K, 2)
+        for k, hull in enumerate(in_hull):
+            if hull:  # double support on two fixed soles: the CoP in their hull
+                pair = samples[k][2]
                 if pair not in hulls:
                     corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
                     hulls[pair] = _edges(_hull(np.vstack(corners)))
@@ -515,13 +536,9 @@ class CoMPlanner:
                 rows.append(block)
                 bounds.append(offsets - normals @ free[k])
                 continue
-            # single support, or a moving sole: a box around the reference
-            c, s_ = math.cos(yaw), math.sin(yaw)
-            axes = np.array([[c, s_], [-s_, c]])
-            block = axes[:, :1] * E[0, k] + axes[:, 1:] * E[1, k]
-            offset = axes @ e0[k]
-            rows.append(np.vstack([block, -block]))
-            bounds.append(half - np.concatenate([offset, -offset]))
+            b = boxed.index(k)
+            rows.extend((box[b], -box[b]))
+            bounds.append(half - np.concatenate([box_offset[b], -box_offset[b]]))
         for hold, parent, polygon in reach:
             normals, offsets = _edges(polygon)
             world = normals @ _rotation(holds[parent].yaw).T  # (k, 2) the normals in world axes
@@ -534,7 +551,7 @@ class CoMPlanner:
                 bound += world @ holds[parent].position
             rows.append(block)
             bounds.append(bound)
-        rows, bounds = np.vstack(rows), np.concatenate(bounds)
+        rows, bounds = np.concatenate(rows), np.concatenate(bounds)
         problem = self._problem_type(P, q, np.zeros((0, n)), np.zeros(0), rows, bounds)
         status = "solved"
         try:

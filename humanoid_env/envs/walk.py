@@ -239,9 +239,8 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     """Walk a velocity command on flat ground; in wbc mode a walking pattern generator and the
     whole-body controller take the steps.
 
-    **Status (2026-12-04): first version, issue 39 open.** Its gait metrics, pushes while walking
-    and a trained policy are not built; the nominal generator's figures are in
-    ``results/walking/README.md``.
+    **Status (2026-12-04): issue 39 open.** No push distribution is calibrated for walking and no
+    policy is trained yet; the nominal generator's figures are in ``results/walking/README.md``.
 
     Robot, timing (50 Hz policy, 10 physics steps of 2 ms), action modes, the standing
     observation blocks, termination, estimation, randomisation and the other keywords are those of
@@ -292,9 +291,9 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     ## Pushes
 
     Off by default (``push_magnitude_n`` = (0, 0)): no push distribution is calibrated for walking
-    yet. The nominal generator, walking 0.2 m/s, survives single sideways pushes of 0.1 s up to
-    5-7 N s on Hubo-lite and 2-4 N s on the G1 (``benchmarks.walk_pushes``), a tenth to half of
-    what standing with the stepping law survives.
+    yet. The nominal generator, walking 0.3 m/s, survives single sideways pushes of 0.1 s up to
+    6-9 N s on Hubo-lite and 6 N s on the G1 (``benchmarks.walk_pushes``), 38-64 % of what
+    standing with the stepping law survives.
 
     ## info
 
