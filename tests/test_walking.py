@@ -96,7 +96,12 @@ def test_a_command_beyond_the_step_limits_is_clipped_and_flagged():
     low, high = command_limits(LIMITS, g.gait)
     walked = g.set_command(WalkCommand(5.0, -5.0, 0.1))
     assert g.command_clipped
-    assert walked.forward_mps == pytest.approx(high[0]) and walked.lateral_mps == pytest.approx(low[1]) and walked.yaw_rate_radps == 0.1
+    # each axis to its limit, then both into the ellipse of the limits (a step's reach is a disk): 1/sqrt(2) of each
+    half = 1.0 / math.sqrt(2.0)
+    assert walked.forward_mps == pytest.approx(half * high[0]) and walked.lateral_mps == pytest.approx(half * low[1])
+    assert walked.yaw_rate_radps == 0.1
+    walked = g.set_command(WalkCommand(-5.0, 0.0, 0.0))
+    assert walked.forward_mps == pytest.approx(low[0]) and g.command_clipped
     # the forward limit: the reach over the shortest step period (0.39 s), times the command share
     assert high[0] == pytest.approx(0.95 * LIMITS.max_forward_m / 0.39)
     g.set_command(WalkCommand(0.1, 0.0, 0.0))
@@ -144,6 +149,11 @@ def test_the_cadence_rises_only_where_the_nominal_steps_would_leave_the_limits()
     walked = g.set_command(WalkCommand(0.5, 0.0, 0.0))
     assert walked.forward_mps == pytest.approx(0.95 * LIMITS.max_forward_m / 0.39) and sum(g.timing) == pytest.approx(0.39)
     assert sum(planner.step_timing(WalkCommand(0.0, 0.0, -0.6))) == pytest.approx(0.95 * 0.3 / 0.6, abs=1e-12)
+    # forward and sideways together, each 0.6 of its reach at 0.6 s: hypot(0.6, 0.6) = 0.849, nominal;
+    # each 0.8: hypot = 1.131, so T = 0.6 / 1.131
+    _, high = command_limits(LIMITS, GaitSettings(fastest_step_s=None))
+    assert planner.step_timing(WalkCommand(0.6 * high[0], 0.6 * high[1], 0.0)) == (0.4, 0.2)
+    assert sum(planner.step_timing(WalkCommand(0.8 * high[0], -0.8 * high[1], 0.0))) == pytest.approx(0.6 / math.hypot(0.8, 0.8), abs=1e-12)
     fixed = FootstepPlanner(LIMITS, GaitSettings(fastest_step_s=None))
     assert fixed.step_timing(WalkCommand(0.3, 0.0, 0.0)) == (0.4, 0.2)
 

@@ -175,7 +175,8 @@ def _nearest_on_boundary(x: np.ndarray, poly: np.ndarray) -> np.ndarray:
 
 def project_to_polygon(point: ArrayLike, polygon: ArrayLike, edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(2,) the point of the counter-clockwise convex ``polygon`` (k, 2) nearest to ``point``
-    (the point itself when inside); ``edges``: the polygon's ``_edges`` when the caller keeps them."""
+    (the point itself when inside); ``edges``: the polygon's outward unit normals (k, 2) and
+    offsets (k,), when the caller keeps them (else computed here)."""
     x = np.asarray(point, dtype=float)
     poly = np.asarray(polygon, dtype=float)
     normals, offsets = _edges(poly) if edges is None else edges

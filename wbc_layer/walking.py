@@ -292,10 +292,12 @@ class FootstepPlanner:
     def step_timing(self, command: WalkCommand) -> tuple[float, float]:
         """(single support, double support) [s] of the steps that walk ``command``: the nominal
         ones, unless at the nominal period ``T0`` a step would carry more than ``command_share``
-        of its reach along some axis (``|c_i| T0 > share reach_i``); then both shortened in
-        proportion to ``T = max(T0 / need, fastest_step_s)``, ``need`` the largest of those
-        ratios, so that the steps stay within that share (a cadence that rises with the speed,
-        as people's does, instead of steps longer than the legs allow)."""
+        of its reach (``need > 1``, ``need = max(hypot(r_x, r_y), r_yaw)`` with
+        ``r_i = |c_i| T0 / (share reach_i)``: forward and sideways together, since the reachable
+        region is a disk, and the turn on its own); then both shortened in proportion to
+        ``T = max(T0 / need, fastest_step_s)``, so that the steps stay within that share (a
+        cadence that rises with the speed, as people's does, instead of steps longer than the
+        legs allow)."""
         timing = self._timings.get(command)
         if timing is None:
             if len(self._timings) > 64:  # a policy's commands are many; keep the cache small
@@ -307,16 +309,24 @@ class FootstepPlanner:
         g = self.gait
         c = command.as_array()
         reach = np.where(c < 0.0, self._reach[0], self._reach[1])
-        need = float(np.max(np.abs(c) * g.step_s / reach))
+        forward, lateral, yaw = np.abs(c) * g.step_s / reach
+        need = max(math.hypot(forward, lateral), yaw)  # a step moves forward and sideways at once: within a disk of reach
         if need <= 1.0 or g.fastest_step_s is None:
             return g.single_support_s, g.double_support_s
         scale = max(1.0 / need, g.fastest_step_s / g.step_s)
         return g.single_support_s * scale, g.double_support_s * scale
 
     def clip_command(self, command: WalkCommand) -> tuple[WalkCommand, bool]:
-        """The command within ``command_limits``, and whether it had to be clipped."""
+        """The command within ``command_limits``, and whether it had to be clipped: each axis
+        within its limits, then forward and sideways together within the ellipse of those
+        limits (both scaled down by the same factor: a step's reach is a disk, so the two
+        limits cannot be walked at once)."""
         raw = command.as_array()
         clipped = np.clip(raw, self.low, self.high)
+        limits = np.where(clipped[:2] < 0.0, -self.low[:2], self.high[:2])
+        planar = math.hypot(*(clipped[:2] / limits))
+        if planar > 1.0:
+            clipped[:2] /= planar
         return WalkCommand(*map(float, clipped)), bool(np.any(clipped != raw))
 
     def lateral_width(self, foot: str, command: WalkCommand) -> float:
