@@ -177,6 +177,38 @@ def test_bad_gait_settings_are_refused(bad):
         GaitSettings(**bad)
 
 
+@pytest.mark.parametrize("change_at", [1.64, 1.68])
+def test_a_faster_command_in_double_support_keeps_the_unloading_ramp(change_at):
+    """0.1 m/s, then 0.4 m/s from 1.64 s or 1.68 s: the right foot landed at 1.6 s and the left
+    one would unload from 1.7 s; at 0.4 m/s the double support is 0.13 s, so its lift-off would
+    be due at 1.73 s, sooner than a whole 0.1-s unloading from the change. The unloading ramp
+    keeps its length: the left foot's force bound falls by at most 7.0 N per 2-ms tick (the
+    min-jerk ramp's steepest, 1.875 x 185 N / 0.1 s x 2 ms = 6.9 N; a ramp squeezed into the
+    0.05 s left from 1.68 s would fall twice as fast)."""
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    g.set_command(WalkCommand(0.1, 0.0, 0.0))
+    c, v, bounds = np.zeros(2), np.zeros(2), []
+    for k in range(int(round(2.2 / DT))):
+        t = k * DT
+        if abs(t - change_at) < 1e-9:
+            g.set_command(WalkCommand(0.4, 0.0, 0.0))
+        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
+        out = g.update(t, c, v, feet, yaw, forces)
+        for i, s in enumerate(g.swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i] = s.position
+        left = g.swings["left_foot"]
+        if t > change_at and left is not None and left.phase == "unloading":
+            bounds.append(left.max_normal_force)
+        v = v + out.com[2] * DT
+        c = c + v * DT
+    assert len(bounds) >= 45  # the whole ramp, about 0.1 s of ticks
+    assert np.max(np.abs(np.diff(bounds))) < 7.0
+
+
 def test_a_gait_faster_than_the_robot_can_swing_is_refused():
     """At fastest_step_s 0.27 s the swing is 0.18 s, below Hubo-lite's 0.1996-s minimum swing time."""
     with pytest.raises(ValueError, match="min_swing_time_s"):

@@ -56,7 +56,8 @@ with a weight shift of ``start_s`` onto the first stance foot (the foot on the s
 lateral or turning command stepping first, else the left one); each step is double support
 (the swing foot's force ramped to zero over its last ``unload_s``), single support, touch-down
 (measured force or planned time, ``SwingFoot``'s rules) and the loading ramp overlapping the next
-double support. A command changed mid-step changes the steps not yet started; the landing under
+double support. A command changed mid-step changes the steps not yet started (their timing too, but the next
+one still unloads over a whole ``unload_s`` from the change); the landing under
 way moves only as the MPC moves it (while its swing may still be retargeted, ``SwingFoot``'s
 rule). When the command returns to zero the next step closes the stance (the feet side by
 side) and the robot stands. Each step turns from the yaw its stance sole's step planned, not the
@@ -699,6 +700,7 @@ class WalkingGenerator:
         self.steps_taken = 0
         self.clipped_steps = 0
         self.delayed_s = 0.0
+        self._retimed = False  # the timing changed: the next step keeps a whole unloading ramp
         #: each landing's kind ("early", "planned", "late"), in order.
         self.touch_downs: list[str] = []
         self.events: list[str] = []
@@ -708,7 +710,9 @@ class WalkingGenerator:
         if not isinstance(command, WalkCommand):
             raise ValueError(f"command must be a WalkCommand, got {type(command).__name__}")
         self.command, self.command_clipped = self.footsteps.clip_command(command)
-        self.timing = self.footsteps.step_timing(self.command)
+        timing = self.footsteps.step_timing(self.command)
+        if timing != self.timing:  # the next step may now be due sooner than its unloading takes
+            self.timing, self._retimed = timing, True
         return self.command
 
     @property
@@ -772,6 +776,8 @@ class WalkingGenerator:
         steps: list[Footstep] = []
         foot = self._first_foot() if last is None else FEET[1 - FEET.index(last.foot)]
         t_lift = self._next_lift()
+        if self._retimed:  # a shorter double support after a command change: not less than the unloading from now
+            t_lift = max(t_lift, time + g.unload_s)
         horizon_end = time + g.horizon * g.sample_s
         while t_lift < horizon_end + single + double:
             stance_xy, stance_yaw = self._stance_of(FEET[1 - FEET.index(foot)], fixed + steps)
@@ -963,4 +969,5 @@ class WalkingGenerator:
         self.steps = self.steps[1:]
         self.steps_taken += 1
         self.clipped_steps += step.clipped
+        self._retimed = False
         self.events.append("decided")
