@@ -36,7 +36,7 @@ WALK_DEFAULTS: dict[str, Any] = {
 #: The default ``command_share`` per robot: the largest share of the command limits (of 1.0, 0.8,
 #: 0.6, 0.4) at which the nominal generator fell at most once in 30 episodes of 20 s (seeds
 #: 100-129, zero action, commands of all three axes at once): Hubo-lite 1.0: 0 falls; the G1
-#: 1.0: 6, 0.8: 6, 0.6: 4, 0.4: 0. Other robots: 0.4.
+#: 1.0: 5, 0.8: 4, 0.6: 4, 0.4: 0. Other robots: 0.4.
 DEFAULT_COMMAND_SHARE = {"hubo_lite": 1.0, "g1": 0.4}
 FALLBACK_COMMAND_SHARE = 0.4
 
@@ -258,7 +258,7 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     the G1; Playground's G1 ranges are +-1, +-0.5 m/s, +-1 rad/s, beyond these robots' reach at
     this cadence). ``command_share`` = None (the default) narrows them per robot to what the
     nominal generator walks with all three axes at once: 1.0 on Hubo-lite, 0.4 on the G1
-    (``DEFAULT_COMMAND_SHARE``: at most one fall in 30 episodes; the G1 fell in 4 at 0.6, 6 at 1.0).
+    (``DEFAULT_COMMAND_SHARE``: at most one fall in 30 episodes; the G1 fell in 4 at 0.6, 5 at 1.0).
     ``fixed_command`` = (vx, vy, yaw rate) instead: that one command, every episode
     (evaluation). ``info["walk_command"]`` (3,): the command drawn (``info["walking"]["command"]``:
     the one walked, clipped to the limits: each axis, then forward and sideways together into the
