@@ -50,11 +50,13 @@ COMMANDS = (
     ("forward 0.2", (0.2, 0.0, 0.0)),
     ("sideways 0.1", (0.0, 0.1, 0.0)),
 )
+#: The issue's runs are on calm ground: the env's default pushes off.
+NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
 TARGETS = {"stride_velocity_error_mps": 0.05, "stride_yaw_rate_error_radps": 0.1, "slip_m": 0.01}
 
 
 def walk(robot: str, command: tuple[float, float, float], seconds: float, gait: dict | None = None, seed: int = 0) -> dict[str, Any]:
-    env = gym.make(ENV_ID, robot=robot, fixed_command=command, gait=gait)
+    env = gym.make(ENV_ID, robot=robot, fixed_command=command, gait=gait, **NO_PUSHES)
     env.reset(seed=seed)
     metrics = WalkMetrics()
     action = np.zeros(env.action_space.shape)
@@ -85,7 +87,7 @@ def worst(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def stand(robot: str, seconds: float = 10.0, gait: dict | None = None) -> dict[str, Any]:
-    env = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait)
+    env = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait, **NO_PUSHES)
     env.reset(seed=0)
     plant = env.unwrapped.plant
     r = plant.bridge.root_qpos
@@ -102,8 +104,8 @@ def stand(robot: str, seconds: float = 10.0, gait: dict | None = None) -> dict[s
 
 
 def tick(robot: str, seconds: float, gait: dict | None = None) -> dict[str, Any]:
-    walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0), gait=gait).unwrapped
-    standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait).unwrapped
+    walking = gym.make(ENV_ID, robot=robot, fixed_command=(0.2, 0.0, 0.0), gait=gait, **NO_PUSHES).unwrapped
+    standing = gym.make(ENV_ID, robot=robot, standing_probability=1.0, gait=gait, **NO_PUSHES).unwrapped
     for env in (walking, standing):
         env.reset(seed=0)
     ticks = {"walking": TimedCompute(walking.actuation, lambda: "all"), "standing": TimedCompute(standing.actuation, lambda: "all")}
@@ -130,9 +132,9 @@ def tick(robot: str, seconds: float, gait: dict | None = None) -> dict[str, Any]
 
 
 def velocity_trace(robot: str, seconds: float, seed: int = 100) -> dict[str, np.ndarray]:
-    """One episode of drawn commands (the env's defaults): time [s], command and the pelvis's
+    """One episode of drawn commands (the env's defaults, pushes off): time [s], command and the pelvis's
     velocity in its heading frame (3 columns each: forward, left [m/s], yaw rate [rad/s])."""
-    env = gym.make(ENV_ID, robot=robot)
+    env = gym.make(ENV_ID, robot=robot, **NO_PUSHES)
     env.reset(seed=seed)
     times, commands, measured, strides = [], [], [], []
     for _ in range(int(round(50 * seconds))):

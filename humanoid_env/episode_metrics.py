@@ -144,7 +144,9 @@ class WalkMetrics(BalanceMetrics):
       with, rounded to whole env steps; ``DEFAULT_STRIDE_S`` = 1.2 s, the default gait's, where no
       generator runs) whose command did not change, the first ``SETTLE_S`` after each change left
       out; NaN without one. A window of another length than the stride would count part of a
-      step's sway as a tracking error;
+      step's sway as a tracking error; ``stride_velocity_rms_mps`` [m/s]: the root mean square
+      of the same windows' horizontal errors (the episode's typical stride error, where the
+      former is its worst);
     - ``steps``: landings (a foot's normal force rising through ``CONTACT_N``); ``step_length_m``
       [m]: the median of half of each stride (a foot's horizontal travel between two of its
       landings, over 2: the walking direction's step, whatever it is);
@@ -247,6 +249,7 @@ class WalkMetrics(BalanceMetrics):
             "velocity_rmse_mps": _rms(self.velocity_sq),
             "yaw_rate_rmse_radps": _rms(self.yaw_sq),
             "stride_velocity_error_mps": float(np.max(np.linalg.norm(strides[:, :2], axis=1))) if len(strides) else float("nan"),
+            "stride_velocity_rms_mps": _rms(np.sum(strides[:, :2] ** 2, axis=1)),
             "stride_yaw_rate_error_radps": float(np.max(np.abs(strides[:, 2]))) if len(strides) else float("nan"),
             "steps": len(self.landings),
             "step_length_m": float(np.median(lengths)) if lengths else float("nan"),

@@ -206,7 +206,7 @@ register_task(
         max_episode_steps=1000,
         summary="two feet, stepping (walking generator)",
         metrics=WalkMetrics,
-        level_metric=LevelMetric("velocity_rmse_mps", "velocity RMSE [m/s]", 1.0),
+        level_metric=LevelMetric("stride_velocity_rms_mps", "stride-averaged velocity error RMS [m/s]", 1.0),
         scenarios={},
     )
 )

@@ -14,12 +14,18 @@ import numpy as np
 import pytest
 
 import humanoid_env  # noqa: F401  (registers the envs)
+from humanoid_env.episode_metrics import WalkMetrics
 
 ENV_ID = "HumanoidWBCWalk-v0"
 
 
+#: Calm ground: the issue's walking and standing figures are without pushes (the env's default
+#: pushes U(20, 80) N are tested on their own below).
+CALM = {"push_magnitude_n": (0.0, 0.0)}
+
+
 def _run(seconds: float, action=None, **kwargs):
-    env = gym.make(ENV_ID, **kwargs)
+    env = gym.make(ENV_ID, **{**CALM, **kwargs})
     env.reset(seed=0)
     a = np.zeros(env.action_space.shape) if action is None else np.asarray(action, dtype=np.float32)
     infos, fell = [], False
@@ -65,11 +71,28 @@ def test_at_zero_command_it_stands_still_and_takes_no_step():
     assert not fell
     assert infos[-1]["walking"]["steps_taken"] == 0 and infos[-1]["walking"]["phase"] == "standing"
     plant = env.unwrapped.plant
-    start = gym.make(ENV_ID, standing_probability=1.0).unwrapped
+    start = gym.make(ENV_ID, standing_probability=1.0, **CALM).unwrapped
     start.reset(seed=0)
     r = plant.bridge.root_qpos
     drift = plant.data.qpos[r : r + 2] - start.plant.data.qpos[r : r + 2]
     assert np.linalg.norm(drift) < 0.02
+
+
+def test_it_is_pushed_by_default_within_the_stated_range():
+    """``gym.make(ENV_ID)`` pushes (``WALK_PUSH_MAGNITUDE_N`` = U(20, 80) N, horizontal, every
+    U(2, 4) s): in 8 s at least two pushes, each of a magnitude inside the range."""
+    env = gym.make(ENV_ID, fixed_command=(0.2, 0.0, 0.0))
+    env.reset(seed=0)
+    magnitudes = []
+    for _ in range(400):
+        *_, terminated, _, info = env.step(np.zeros(env.action_space.shape))
+        magnitudes.append(np.linalg.norm(info["push_force"]))
+        assert info["push_force"][2] == 0.0
+        if terminated:
+            break
+    pushed = np.array([m for m in magnitudes if m > 0.0])
+    assert info["pushes_total"] >= 2 and len(pushed) > 0
+    assert np.all((pushed >= 20.0 - 1e-9) & (pushed <= 80.0 + 1e-9))
 
 
 def test_the_step_offset_action_moves_the_landings():
@@ -133,3 +156,26 @@ def test_outside_wbc_mode_the_command_is_observed_and_no_generator_runs():
 def test_bad_keywords_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         gym.make(ENV_ID, **kwargs)
+
+
+def test_walk_metrics_average_the_gaits_sway_out_of_the_stride_error():
+    """Synthetic env steps (50 Hz, step_s 0.5: strides of 1 s) walking 0.3 m/s forward with a
+    constant 0.02 m/s shortfall and a sway of 0.1 m/s amplitude at the stride's period: every
+    whole-stride window averages the sway out, so the stride errors are the 0.02 m/s shortfall
+    (to 1e-12), while the per-step RMS counts the sway too (sqrt(0.02^2 + 0.1^2 / 2) = 0.0735 m/s)."""
+    metrics = WalkMetrics()
+    shortfall, sway = 0.02, 0.1
+    for k in range(1, 501):  # 10 s
+        t = 0.02 * k
+        vx = 0.3 - shortfall + sway * np.sin(2.0 * np.pi * t / 1.0)
+        metrics.step(1.0, False, {
+            "time": t, "com": np.zeros(3), "com_ref": np.zeros(3), "wbc_status": "solved", "pushes_total": 0,
+            "pushes_survived": 0, "base_velocity_heading": [vx, 0.0, 0.0], "walk_command": [0.3, 0.0, 0.0],
+            "walking": {"step_s": 0.5}, "feet_position": np.array([[0.3 * t, 0.1, 0.0], [0.3 * t, -0.1, 0.0]]),
+            "contact_forces": {"left_foot": np.array([0.0, 0.0, 200.0]), "right_foot": np.array([0.0, 0.0, 200.0])},
+        })  # fmt: skip
+    result = metrics.result()
+    assert result["stride_velocity_error_mps"] == pytest.approx(shortfall, abs=1e-12)
+    assert result["stride_velocity_rms_mps"] == pytest.approx(shortfall, abs=1e-12)
+    assert result["velocity_rmse_mps"] == pytest.approx(np.hypot(shortfall, sway / np.sqrt(2.0)), abs=1e-4)
+    assert result["flight_steps"] == 0 and result["slip_m"] == 0.0 and result["steps"] == 0
