@@ -318,3 +318,51 @@ def test_a_late_landing_holds_the_schedule():
     assert g.touch_downs[0] == "late"
     assert g.delayed_s == pytest.approx(0.05, abs=2 * DT)
     assert both_off == 0
+
+
+def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
+    """``measurements_needed``'s contract: on the ticks it says False, the generator reads neither
+    the soles nor the forces nor the CoM. Two generators walk the same ideal plant (forward,
+    sideways and turning, then a stop); the second is handed absurd measurements on every such tick
+    (soles 1 m away, turned 1 rad, 1e4 N on each foot, the CoM 1 m off): every tick's CoM reference,
+    swing pose and contact state are the same bit for bit. 1,796 of the 4,000 ticks skip (the
+    standing ones read); asserted: at least 30 %, so that the skipping is real."""
+    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
+    w = LIMITS.nominal_width_m
+    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
+    yaw = np.zeros(2)
+    for g in gens:
+        g.reset(0.0, feet, yaw)
+    c, v = np.zeros(2), np.zeros(2)
+    skipped = ticks = 0
+    for k in range(int(round(8.0 / DT))):
+        t = k * DT
+        for at, command in ((0.5, WalkCommand(0.2, 0.05, 0.3)), (3.0, WalkCommand(0.0, -0.1, 0.0)), (5.5, WalkCommand())):
+            if abs(t - at) < 1e-9:
+                for g in gens:
+                    g.set_command(command)
+        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in gens[0].swings.values()])
+        needed = gens[1].measurements_needed(t)
+        ticks += 1
+        skipped += not needed
+        outs = [gens[0].update(t, c, v, feet, yaw, forces)]
+        if needed:
+            outs.append(gens[1].update(t, c, v, feet, yaw, forces))
+        else:
+            outs.append(gens[1].update(t, c + 1.0, v + 1.0, feet + 1.0, yaw + 1.0, np.full(2, 1e4)))
+        assert outs[0].walking == outs[1].walking and np.array_equal(outs[0].com, outs[1].com)
+        for a, b in zip(gens[0].swings.values(), gens[1].swings.values(), strict=True):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
+                assert np.array_equal(a.position, b.position) and np.array_equal(a.rotation, b.rotation)
+        for i, s in enumerate(gens[0].swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i] = s.position
+                yaw[i] = math.atan2(s.rotation[1, 0], s.rotation[0, 0])
+        out = outs[0]
+        a = out.com[2] if out.walking else -50.0 * (c - out.cop) - 15.0 * v
+        v = v + a * DT
+        c = c + v * DT
+    assert gens[0].steps_taken == gens[1].steps_taken >= 8 and not gens[1].walking
+    assert skipped >= 0.3 * ticks

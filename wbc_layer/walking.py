@@ -857,6 +857,25 @@ class WalkingGenerator:
         return out
 
     # -- one tick ---------------------------------------------------------------------------------
+    def measurements_needed(self, time: float) -> bool:
+        """Whether [`update`][wbc_layer.walking.WalkingGenerator.update] at ``time`` [s] reads the
+        measured soles and normal forces: standing, at a re-plan, when a step is due to start, while
+        a stop may settle, and while a swing could land (from ``earliest_touch_down`` of it on).
+        Between those ticks it reads neither (it keeps the supporting soles' last places until the
+        next tick that does), so a caller may hand it the last measurements again instead of
+        measuring (the env's walking stage does: the same trajectory, bit for bit)."""
+        t = float(time)
+        if not self.walking or self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
+            return True
+        if self.steps and t >= self.steps[0].t_lift - self.gait.unload_s - _TOLERANCE_S:
+            return True
+        if self.command.is_zero and self.current is None and not self.steps:
+            return True
+        for swing in self.swings.values():
+            if swing is not None and swing.phase in (UNLOADING, SWING) and swing.progress(t) >= swing.settings.earliest_touch_down:
+                return True
+        return False
+
     def update(self, time: float, com: ArrayLike, com_velocity: ArrayLike, feet_position: ArrayLike, feet_yaw: ArrayLike,
                normal_forces_n: ArrayLike) -> WalkingOutputs:  # fmt: skip
         """Advance to ``time`` [s] with the measured CoM ``com``, ``com_velocity`` ((2,) or (3,):

@@ -81,6 +81,7 @@ class WalkingStage(ReferenceStage):
     def reset(self) -> None:
         self._own_bounds: dict[str, tuple[float, float]] = {}
         self.outputs = None
+        self._measured = None  # the soles (2, 3), yaws (2,) and normal forces (2,) read last
         self._torso_yaw = 0.0  # the torso's yaw target written last [rad] (the controller's: upright, yaw 0)
 
     def set_command(self, command: WalkCommand) -> WalkCommand:
@@ -103,10 +104,12 @@ class WalkingStage(ReferenceStage):
         if self.step_offset_block is not None and action is not None:
             generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
         com, velocity = context.sensed_com()
-        feet, yaws = sole_poses(self.plant)
-        forces = self.plant.contact_forces()
-        normal = np.array([forces[name][2] for name in FEET])
-        out = generator.update(float(self.plant.data.time), com, velocity, feet, yaws, normal)
+        time = float(self.plant.data.time)
+        if self._measured is None or generator.measurements_needed(time):
+            feet, yaws = sole_poses(self.plant)
+            forces = self.plant.contact_forces()
+            self._measured = (feet, yaws, np.array([forces[name][2] for name in FEET]))
+        out = generator.update(time, com, velocity, *self._measured)  # between reads: the last ones, unread
         self.outputs = out
         self._write(references, out)
 
