@@ -1,7 +1,7 @@
 // An env step's physics steps in one call: see physics_loop.hpp. Every operation that reaches the
 // simulated state is the one the env's Python loop does, in the same order, so that the two give the
 // same trajectories bit for bit (tests/test_physics_loop.py): the base rotation is MuJoCo's own
-// mju_quat2Mat, its transpose applied as numpy applies it (a sum over the columns in order), the
+// mju_quat2Mat, its transpose applied as the Python bridge applies it (a sum of scaled rows, in order), the
 // torques divided by the gear and clipped as ndarray.clip does. The file is compiled with
 // -ffp-contract=off (CMakeLists.txt): a fused multiply-add would round differently.
 #include "physics_loop.hpp"

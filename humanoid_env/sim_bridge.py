@@ -61,7 +61,7 @@ class SimBridge:
         # Per-call constants of the hot path (to_pinocchio, torques_to_ctrl: every physics step).
         self._quat = slice(self.root_qpos + 3, self.root_qpos + 7)
         self._rotation = np.empty(9)  # to_pinocchio's base rotation (row-major 3 x 3)
-        self._rotation_T = self._rotation.reshape(3, 3).T
+        self._rotation_rows = self._rotation.reshape(3, 3)  # a view: row r is R[r, :]
         self._tau_shape = (len(self.joint_names),)
         first = int(self.actuator_ids[0]) if len(self.actuator_ids) else 0
         contiguous = np.array_equal(self.actuator_ids, np.arange(first, first + len(self.actuator_ids)))
@@ -69,10 +69,10 @@ class SimBridge:
         self._ctrl_index = slice(first, first + len(self.actuator_ids)) if contiguous else self.actuator_ids
 
     def __setstate__(self, state: dict) -> None:
-        """Restore a copy (``copy.deepcopy``, ``pickle``): ``_rotation_T`` views ``_rotation``,
+        """Restore a copy (``copy.deepcopy``, ``pickle``): ``_rotation_rows`` views ``_rotation``,
         which a copy of the arrays would not (to_pinocchio writes one and reads the other)."""
         self.__dict__.update(state)
-        self._rotation_T = self._rotation.reshape(3, 3).T
+        self._rotation_rows = self._rotation.reshape(3, 3)
 
     def _actuators(self, joint_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         by_joint = {}
@@ -96,7 +96,11 @@ class SimBridge:
         q = qpos[self.q_from_qpos]
         v = qvel[self.dofs]
         mujoco.mju_quat2Mat(self._rotation, qpos[self._quat])  # base_rotation(qpos), into a buffer
-        v[:3] = self._rotation_T @ v[:3]
+        # R^T v as a sum of scaled rows, each product and sum rounded on its own: the compiled
+        # loop's arithmetic (core/physics_loop.cpp). A matmul would go to BLAS, whose kernel (and
+        # its fused multiply-adds) depends on the CPU: the two loops parted in the last bit on one.
+        rows, x0, x1, x2 = self._rotation_rows, v[0], v[1], v[2]
+        v[:3] = rows[0] * x0 + rows[1] * x1 + rows[2] * x2
         return q, v
 
     def acceleration_to_mujoco(self, qpos: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:

@@ -337,7 +337,7 @@ def test_the_sim_bridge_and_contact_sensor_keep_their_buffers_linked():
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
     copied = pickle.loads(pickle.dumps(env))
-    for obj, buffer, view in ((copied.bridge, "_rotation", "_rotation_T"), (copied.plant.sensor, "_wrench", "_force_in_frame")):
+    for obj, buffer, view in ((copied.bridge, "_rotation", "_rotation_rows"), (copied.plant.sensor, "_wrench", "_force_in_frame")):
         assert np.shares_memory(getattr(obj, buffer), getattr(obj, view))
     q, v = env.bridge.to_pinocchio(env.data.qpos, env.data.qvel)
     q2, v2 = copied.bridge.to_pinocchio(copied.data.qpos, copied.data.qvel)
