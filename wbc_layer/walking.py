@@ -858,12 +858,13 @@ class WalkingGenerator:
 
     # -- one tick ---------------------------------------------------------------------------------
     def measurements_needed(self, time: float) -> bool:
-        """Whether [`update`][wbc_layer.walking.WalkingGenerator.update] at ``time`` [s] reads the
-        measured soles and normal forces: standing, at a re-plan, when a step is due to start, while
-        a stop may settle, and while a swing could land (from ``earliest_touch_down`` of it on).
-        Between those ticks it reads neither (it keeps the supporting soles' last places until the
-        next tick that does), so a caller may hand it the last measurements again instead of
-        measuring (the env's walking stage does: the same trajectory, bit for bit)."""
+        """Whether [`update`][wbc_layer.walking.WalkingGenerator.update] at ``time`` [s] reads its
+        measurements (the CoM, the soles, the normal forces): standing, at a re-plan, when a step
+        is due to start, while a stop may settle, and while a swing could land (from
+        ``earliest_touch_down`` of it on). Between those ticks it reads none of them (it keeps the
+        supporting soles' last places until the next tick that does), so a caller may hand it the
+        last measurements again instead of measuring (the env's walking stage does: the same
+        trajectory, bit for bit)."""
         t = float(time)
         if not self.walking or self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
             return True
