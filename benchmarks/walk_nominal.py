@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 import humanoid_env  # noqa: F401  (registers the envs)
+from humanoid_env.scenarios import NO_PUSHES
 from wbc_layer.walking import GaitSettings, WalkCommand
 
 ENV_ID = "HumanoidWBCWalk-v0"
@@ -31,7 +32,7 @@ def walking_env(robot: str, gait: GaitSettings):
     command draws stay zero (``standing_probability`` 1, no new draw within an episode), so the
     run's commands are the ones handed to its walking stage."""
     return gym.make(ENV_ID, robot=robot, gait=dataclasses.asdict(gait), standing_probability=1.0,
-                    command_interval_s=(NO_REDRAW_S, NO_REDRAW_S), push_magnitude_n=(0.0, 0.0)).unwrapped  # fmt: skip
+                    command_interval_s=(NO_REDRAW_S, NO_REDRAW_S), **NO_PUSHES).unwrapped  # fmt: skip
 
 
 def walk(robot: str, command: WalkCommand, gait: GaitSettings, seed: int = 0) -> dict:

@@ -40,6 +40,7 @@ import humanoid_env  # noqa: F401  (registers the envs)
 from benchmarks.common import RESULTS, machine, stats, timed, write_json
 from benchmarks.stepping_tick import TimedCompute
 from humanoid_env.episode_metrics import WalkMetrics
+from humanoid_env.scenarios import NO_PUSHES  # the runs are on calm ground
 
 ENV_ID = "HumanoidWBCWalk-v0"
 #: (label, command): the issue's three and two the robots reach.
@@ -50,8 +51,6 @@ COMMANDS = (
     ("forward 0.2", (0.2, 0.0, 0.0)),
     ("sideways 0.1", (0.0, 0.1, 0.0)),
 )
-#: The issue's runs are on calm ground: the env's default pushes off.
-NO_PUSHES = {"push_magnitude_n": (0.0, 0.0)}
 TARGETS = {"stride_velocity_error_mps": 0.05, "stride_yaw_rate_error_radps": 0.1, "slip_m": 0.01}
 
 

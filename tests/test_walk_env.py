@@ -15,17 +15,15 @@ import pytest
 
 import humanoid_env  # noqa: F401  (registers the envs)
 from humanoid_env.episode_metrics import WalkMetrics
+from humanoid_env.scenarios import NO_PUSHES
 
 ENV_ID = "HumanoidWBCWalk-v0"
 
 
-#: Calm ground: the issue's walking and standing figures are without pushes (the env's default
-#: pushes U(20, 80) N are tested on their own below).
-CALM = {"push_magnitude_n": (0.0, 0.0)}
-
-
 def _run(seconds: float, action=None, **kwargs):
-    env = gym.make(ENV_ID, **{**CALM, **kwargs})
+    """Calm ground unless told otherwise: the issue's walking and standing figures are without
+    pushes (the env's default pushes are tested on their own below)."""
+    env = gym.make(ENV_ID, **{**NO_PUSHES, **kwargs})
     env.reset(seed=0)
     a = np.zeros(env.action_space.shape) if action is None else np.asarray(action, dtype=np.float32)
     infos, fell = [], False
@@ -73,7 +71,7 @@ def test_at_zero_command_it_stands_still_and_takes_no_step():
     assert not fell
     assert infos[-1]["walking"]["steps_taken"] == 0 and infos[-1]["walking"]["phase"] == "standing"
     plant = env.unwrapped.plant
-    start = gym.make(ENV_ID, standing_probability=1.0, **CALM).unwrapped
+    start = gym.make(ENV_ID, standing_probability=1.0, **NO_PUSHES).unwrapped
     start.reset(seed=0)
     r = plant.bridge.root_qpos
     drift = plant.data.qpos[r : r + 2] - start.plant.data.qpos[r : r + 2]

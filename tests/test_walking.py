@@ -32,6 +32,23 @@ def test_jerk_model_is_the_exact_triple_integrator():
     assert np.allclose(D, [1.0, 0.0, -0.06])
 
 
+def _ideal_forces(g: WalkingGenerator, t: float) -> np.ndarray:
+    """(2,) the ideal plant's normal forces [N]: none on a swinging sole before its planned touch-down."""
+    return np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
+
+
+def _ideal_plant_step(g: WalkingGenerator, out, c: np.ndarray, v: np.ndarray, feet: np.ndarray, yaw: np.ndarray):
+    """One physics step of the ideal plant: the soles follow their swings (``feet``, ``yaw`` in
+    place), the CoM takes the plan's acceleration (standing: a stiff hold). Returns (c, v)."""
+    for i, s in enumerate(g.swings.values()):
+        if s is not None and s.phase in ("swing", "loading"):
+            feet[i] = s.position
+            yaw[i] = math.atan2(s.rotation[1, 0], s.rotation[0, 0])
+    a = out.com[2] if out.walking else -50.0 * (c - out.cop) - 15.0 * v
+    v = v + a * DT
+    return c + v * DT, v
+
+
 def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, start_at: float = 0.5, gait: GaitSettings | None = None):
     """Run the generator in an ideal plant: the CoM takes the plan's acceleration, the feet follow
     their swings and load at the planned touch-down. Returns (generator, times, CoM, CoM velocity)."""
@@ -48,15 +65,8 @@ def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, st
             g.set_command(command)
         if stop_at is not None and abs(t - stop_at) < 1e-9:
             g.set_command(WalkCommand())
-        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
-        out = g.update(t, c, v, feet, yaw, forces)
-        for i, s in enumerate(g.swings.values()):
-            if s is not None and s.phase in ("swing", "loading"):
-                feet[i] = s.position
-                yaw[i] = math.atan2(s.rotation[1, 0], s.rotation[0, 0])
-        a = out.com[2] if out.walking else -50.0 * (c - out.cop) - 15.0 * v  # standing: a stiff hold
-        v = v + a * DT
-        c = c + v * DT
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
+        c, v = _ideal_plant_step(g, out, c, v, feet, yaw)
         steps = max(steps, g.steps_taken)
         times.append(t)
         coms.append(c.copy())
@@ -195,8 +205,7 @@ def test_a_faster_command_in_double_support_keeps_the_unloading_ramp(change_at):
         t = k * DT
         if abs(t - change_at) < 1e-9:
             g.set_command(WalkCommand(0.4, 0.0, 0.0))
-        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
-        out = g.update(t, c, v, feet, yaw, forces)
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
         for i, s in enumerate(g.swings.values()):
             if s is not None and s.phase in ("swing", "loading"):
                 feet[i] = s.position
@@ -276,8 +285,7 @@ def test_every_planned_cop_lies_in_its_support(command):
     c, v, worst, plans = np.zeros(2), np.zeros(2), 0.0, 0
     for k in range(int(round(4.0 / DT))):
         t = k * DT
-        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in g.swings.values()])
-        out = g.update(t, c, v, feet, yaw, forces)
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
         for i, s in enumerate(g.swings.values()):
             if s is not None and s.phase in ("swing", "loading"):
                 feet[i], yaw[i] = s.position, math.atan2(s.rotation[1, 0], s.rotation[0, 0])
@@ -341,7 +349,7 @@ def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
             if abs(t - at) < 1e-9:
                 for g in gens:
                     g.set_command(command)
-        forces = np.array([0.0 if (s is not None and s.phase == "swing" and s.progress(t) < 1.0) else 185.0 for s in gens[0].swings.values()])
+        forces = _ideal_forces(gens[0], t)
         needed = gens[1].measurements_needed(t)
         ticks += 1
         skipped += not needed
@@ -356,13 +364,6 @@ def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
             if a is not None:
                 assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
                 assert np.array_equal(a.position, b.position) and np.array_equal(a.rotation, b.rotation)
-        for i, s in enumerate(gens[0].swings.values()):
-            if s is not None and s.phase in ("swing", "loading"):
-                feet[i] = s.position
-                yaw[i] = math.atan2(s.rotation[1, 0], s.rotation[0, 0])
-        out = outs[0]
-        a = out.com[2] if out.walking else -50.0 * (c - out.cop) - 15.0 * v
-        v = v + a * DT
-        c = c + v * DT
+        c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
     assert gens[0].steps_taken == gens[1].steps_taken >= 8 and not gens[1].walking
     assert skipped >= 0.3 * ticks
