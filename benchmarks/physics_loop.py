@@ -1,7 +1,7 @@
 """Issue 41's speed, side by side in one run: the compiled physics-step loop against the Python loop,
 its limit, and the vector envs.
 
-1. **One env** (``HumanoidWBC-v0``, Hubo-lite and the G1; random actions, resets counted): wbc,
+1. **One env** (``HumanoidWBC-v0`` or ``--env``, Hubo-lite and the G1; random actions, resets counted): wbc,
    torque and pd mode, each with ``physics_loop="compiled"`` and ``"python"``, taking turns block by block
    (B env steps, R rounds); env steps/s per block, medians; the wbc/torque cost ratio.
 2. **The limit**: a further compiled wbc env of the same robot, its env step split into the
@@ -28,6 +28,7 @@ JSON: ``results = {"single": {robot: {"<mode>_<loop>": {"steps_per_s", "steps_pe
 "vector": {...}}``.
 
     python -m benchmarks.physics_loop [--block 200] [--rounds 5] [--vector-block 40] [--json PATH]
+    python -m benchmarks.physics_loop --env HumanoidWBCWalk-v0 --no-vector --json PATH   # the walk env
 """
 
 from __future__ import annotations
@@ -62,15 +63,15 @@ def step_block(env, steps: int, rng: np.random.Generator) -> tuple[float, float]
     return steps / elapsed, steps / (elapsed - reset_s)
 
 
-def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
+def single_env(robot: str, block: int, rounds: int, seed: int, env_id: str = ENV_ID) -> dict:
     makers = {
         f"{mode}_{loop}": {"action_mode": mode, "physics_loop": loop}
         for mode in ("wbc", "torque", "pd")
         for loop in ("compiled", "python")
     }
-    envs = {key: gym.make(ENV_ID, robot=robot, **kwargs) for key, kwargs in makers.items()}
+    envs = {key: gym.make(env_id, robot=robot, **kwargs) for key, kwargs in makers.items()}
     # the limit's env: its compiled loop's calls and its hooks timed alone
-    limit_env = gym.make(ENV_ID, robot=robot).unwrapped
+    limit_env = gym.make(env_id, robot=robot).unwrapped
     loop_time, hook_time = [0.0], [0.0]  # [s], within the current block
     original_run = physics_loop.CompiledPhysics._run
     ticks: list[np.ndarray] = []
@@ -83,7 +84,7 @@ def single_env(robot: str, block: int, rounds: int, seed: int) -> dict:
         return stop, done
 
     # the Python loop's ticks through their Python wrapper (a sixth env: instrumenting runs Python)
-    python_tick_env = gym.make(ENV_ID, robot=robot, physics_loop="python").unwrapped
+    python_tick_env = gym.make(env_id, robot=robot, physics_loop="python").unwrapped
     python_ticks: list[float] = []  # [s]
     actuation = python_tick_env.actuation
     actuation.compute = timed(actuation.compute, [0.0], samples=python_ticks)
@@ -204,6 +205,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--vector-block", type=int, default=40, help="about block x 2 env steps per vector block")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 8, 32], help="vector env sizes N")
     parser.add_argument("--robots", nargs="+", default=list(ROBOTS))
+    parser.add_argument("--env", default=ENV_ID, help=f"the one-env rows' env id (default {ENV_ID}; the vector envs' stays)")
     parser.add_argument("--no-vector", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=str(RESULTS / "physics_loop.json"))
@@ -212,7 +214,7 @@ def main(argv: list[str] | None = None) -> dict:
     start_machine = machine()
     results: dict = {"single": {}}
     for robot in args.robots:
-        row = results["single"][robot] = single_env(robot, args.block, args.rounds, args.seed)
+        row = results["single"][robot] = single_env(robot, args.block, args.rounds, args.seed, args.env)
         limit = row["limit"]
         print(f"{robot}: env steps/s (resets counted) wbc compiled {row['wbc_compiled']['steps_per_s']:.0f}, python {row['wbc_python']['steps_per_s']:.0f}; "
               f"torque compiled {row['torque_compiled']['steps_per_s']:.0f}, python {row['torque_python']['steps_per_s']:.0f}; "

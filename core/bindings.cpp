@@ -262,8 +262,10 @@ NB_MODULE(_core, m) {
              const wbc::Vector3d& com_acceleration, const std::vector<bool>& active, const VectorXd& min_normal_force,
              const VectorXd& max_normal_force, const std::vector<bool>& track_force, const VectorXd& force_target,
              const VectorXd& force_weight, const std::vector<int>& frame_tasks, const std::vector<bool>& frame_active,
-             const MatrixXd& frame_position, const MatrixXd& frame_velocity) {
+             const MatrixXd& frame_position, const MatrixXd& frame_velocity, const std::vector<int>& orientation_tasks,
+             const std::vector<bool>& orientation_active, const MatrixXd& orientation_target) {
             const Eigen::Index nc = c.n_contacts(), nt = static_cast<Eigen::Index>(frame_tasks.size());
+            const Eigen::Index no = static_cast<Eigen::Index>(orientation_tasks.size());
             check_size("active (one per contact)", static_cast<Eigen::Index>(active.size()), nc);
             check_size("min_normal_force (one per contact)", min_normal_force.size(), nc);
             check_size("max_normal_force (one per contact)", max_normal_force.size(), nc);
@@ -277,6 +279,9 @@ NB_MODULE(_core, m) {
               check_size("frame_position's columns", frame_position.cols(), 3);
               check_size("frame_velocity's columns", frame_velocity.cols(), 3);
             }
+            check_size("orientation_active (one per orientation task)", static_cast<Eigen::Index>(orientation_active.size()), no);
+            check_size("orientation_target's rows (3 per orientation task)", orientation_target.rows(), 3 * no);
+            if (no > 0) check_size("orientation_target's columns", orientation_target.cols(), 3);
             wbc::StepReferences references;
             references.com_position = com_position;
             references.com_velocity = com_velocity;
@@ -291,11 +296,17 @@ NB_MODULE(_core, m) {
               references.frames[k] = {frame_tasks[k], frame_active[k], frame_position.row(k).transpose(),
                                       frame_velocity.row(k).transpose()};
             }
+            references.orientations.resize(no);
+            for (Eigen::Index k = 0; k < no; ++k) {
+              check_index("task", orientation_tasks[k], c.n_tasks());
+              references.orientations[k] = {orientation_tasks[k], orientation_active[k], orientation_target.middleRows<3>(3 * k)};
+            }
             c.set_references(references);
           },
           "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a,
-          "frame_active"_a, "frame_position"_a, "frame_velocity"_a,
+          "frame_active"_a, "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a = std::vector<int>(),
+          "orientation_active"_a = std::vector<bool>(), "orientation_target"_a = MatrixXd(0, 3),
           "One step's references in one call (core/references.hpp); force_weight < 0 keeps a force task's weight.")
       .def(
           "compute",

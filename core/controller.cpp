@@ -19,6 +19,15 @@ void check_size(const char* what, Eigen::Index got, Eigen::Index expected) {
                                 std::to_string(got));
 }
 
+/// wbc_layer.checks.rotation_matrix's test: finite, |R R^T - I| <= 1e-6 + 1e-5 I entry by entry
+/// (np.allclose's), |det R - 1| <= 1e-6.
+bool is_rotation(const Matrix3d& r) {
+  if (!r.allFinite()) return false;
+  const Matrix3d off = (r * r.transpose() - Matrix3d::Identity()).cwiseAbs();
+  const Matrix3d bound = Matrix3d::Constant(1e-6) + 1e-5 * Matrix3d::Identity();
+  return (off.array() <= bound.array()).all() && std::abs(r.determinant() - 1.0) <= 1e-6;
+}
+
 void check_finalized(bool finalized) {
   if (!finalized) throw std::invalid_argument("finalize() the controller first");
 }
@@ -305,6 +314,15 @@ void Controller::set_references(const StepReferences& references) {
     if (r.active && !task(r.task).ready(na_))
       throw std::invalid_argument("task " + std::to_string(r.task) + " cannot be switched on before its gains are set");
   }
+  for (const OrientationReference& r : references.orientations) {
+    if (dynamic_cast<OrientationTask*>(&task(r.task)) == nullptr)
+      throw std::invalid_argument("task " + std::to_string(r.task) + " is not an orientation task");
+    if (!is_rotation(r.target))
+      throw std::invalid_argument("task " + std::to_string(r.task) +
+                                  ": orientation target must be a 3x3 rotation matrix (orthonormal, det +1)");
+    if (r.active && !task(r.task).ready(na_))
+      throw std::invalid_argument("task " + std::to_string(r.task) + " cannot be switched on before its gains are set");
+  }
   auto& com = static_cast<ComTask&>(*tasks_[com_task_]);
   com.position = references.com_position;
   com.velocity = references.com_velocity;
@@ -333,6 +351,11 @@ void Controller::set_references(const StepReferences& references) {
     frame.active = r.active;
     frame.position = r.position;
     frame.velocity = r.velocity;
+  }
+  for (const OrientationReference& r : references.orientations) {
+    auto& orientation = static_cast<OrientationTask&>(*tasks_[r.task]);
+    orientation.active = r.active;
+    orientation.target = r.target;
   }
 }
 

@@ -169,8 +169,9 @@ NB_MODULE(_physics, m) {
              const Array<double>& com_acceleration, const Array<bool>& active, const Array<double>& min_normal_force,
              const Array<double>& max_normal_force, const Array<bool>& track_force, const Array<double>& force_target,
              const Array<double>& force_weight, const std::vector<int>& frame_tasks, const Array<bool>& frame_active,
-             const Array<double>& frame_position, const Array<double>& frame_velocity, const Array<double>& push,
-             int first, int k, int warnings_at_reset) {
+             const Array<double>& frame_position, const Array<double>& frame_velocity,
+             const std::vector<int>& orientation_tasks, const Array<bool>& orientation_active,
+             const Array<double>& orientation_target, const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -189,12 +190,19 @@ NB_MODULE(_physics, m) {
             r.frame_active = checked("frame_active", frame_active, {rows, nt});
             r.frame_position = checked("frame_position", frame_position, {rows, nt, 3});
             r.frame_velocity = checked("frame_velocity", frame_velocity, {rows, nt, 3});
+            const std::size_t no = orientation_tasks.size();
+            r.orientation_tasks = orientation_tasks;
+            for (int t : orientation_tasks)
+              if (t < 0 || t >= controller.n_tasks()) throw nb::index_error(("task " + std::to_string(t) + " out of range").c_str());
+            r.orientation_active = checked("orientation_active", orientation_active, {rows, no});
+            r.orientation_target = checked("orientation_target", orientation_target, {rows, no, 3, 3});
             const double* forces = checked("push", push, {rows, 3});
             return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
-          "frame_position"_a, "frame_velocity"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
+          "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 under the controller, each with its row of references and push "
           "(the GIL released): (LoopStop, steps done).")
       .def(

@@ -54,10 +54,14 @@ PhysicsLoop::PhysicsLoop(const mjModel* model, mjData* data, LoopLayout layout)
 }
 
 void PhysicsLoop::reserve(int k) {
-  if (tau_.rows() < k) {
-    tau_.setZero(k, na());
-    tick_us_.setZero(k);
-    solve_us_.setZero(k);
+  const Eigen::Index held = tau_.rows();
+  if (held < k) {  // an env step run in segments reads all its rows after the last one
+    tau_.conservativeResize(k, na());
+    tick_us_.conservativeResize(k);
+    solve_us_.conservativeResize(k);
+    tau_.bottomRows(k - held).setZero();
+    tick_us_.tail(k - held).setZero();
+    solve_us_.tail(k - held).setZero();
   }
 }
 
@@ -96,9 +100,11 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
   error_.clear();
   const int nc = controller != nullptr ? controller->n_contacts() : 0;
   const int nt = references != nullptr ? static_cast<int>(references->frame_tasks.size()) : 0;
+  const int no = references != nullptr ? static_cast<int>(references->orientation_tasks.size()) : 0;
   if (controller != nullptr) {
     step_references_.contacts.resize(nc);
     step_references_.frames.resize(nt);
+    step_references_.orientations.resize(no);
   }
   const int na = this->na();
   mjtNum* push_force = d_->xfrc_applied + 6 * layout_.push_body;
@@ -122,6 +128,11 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
         const int at = nt * i + t;
         s.frames[t] = {r.frame_tasks[t], r.frame_active[at], Eigen::Map<const Vector3d>(r.frame_position + 3 * at),
                        Eigen::Map<const Vector3d>(r.frame_velocity + 3 * at)};
+      }
+      for (int t = 0; t < no; ++t) {
+        const int at = no * i + t;
+        s.orientations[t] = {r.orientation_tasks[t], r.orientation_active[at],
+                             Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(r.orientation_target + 9 * at)};
       }
       controller->set_references(s);
       to_pinocchio();

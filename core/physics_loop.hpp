@@ -49,7 +49,8 @@ struct PdGains {
   const double* torque_max = nullptr;
 };
 
-/// One env step's references per physics step (k rows each; nc contacts, nt frame tasks), row-major.
+/// One env step's references per physics step (k rows each; nc contacts, nt frame tasks, no orientation
+/// tasks), row-major.
 struct PlannedReferences {
   const double* com_position = nullptr;      // (k, 3) [m]
   const double* com_velocity = nullptr;      // (k, 3) [m/s]
@@ -64,6 +65,9 @@ struct PlannedReferences {
   const bool* frame_active = nullptr;        // (k, nt)
   const double* frame_position = nullptr;    // (k, nt, 3) [m]
   const double* frame_velocity = nullptr;    // (k, nt, 3) [m/s]
+  std::vector<int> orientation_tasks;        // (no) task indices
+  const bool* orientation_active = nullptr;  // (k, no)
+  const double* orientation_target = nullptr;  // (k, no, 3, 3) rotation matrices, row-major
 };
 
 class PhysicsLoop {
@@ -95,7 +99,7 @@ class PhysicsLoop {
   const std::string& status() const { return status_; }
   /// The controller's error message for kInvalidState.
   const std::string& error() const { return error_; }
-  /// Rows the output arrays hold (grown by run() as needed).
+  /// Rows the output arrays hold (grown by run() as needed, keeping the rows they hold).
   void reserve(int k);
   int na() const { return static_cast<int>(layout_.actuators.size()); }
 

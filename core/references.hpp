@@ -1,6 +1,7 @@
 // One physics step's references as one value, written into a controller in one call: the C++ form
 // of wbc_layer.references.References (the CoM task's reference; each contact's activity, normal-force
-// bounds and normal-force target; the frame-position tasks' references). A loop that runs the physics
+// bounds and normal-force target; the frame-position tasks' references; the orientation tasks'
+// activity and target). A loop that runs the physics
 // steps in compiled code (issue 41) fills one of these per step and hands it over without Python;
 // Controller::set_references leaves the controller as References.write through the Python setters
 // would (tests/test_references.py).
@@ -30,12 +31,20 @@ struct FrameReference {
   Vector3d velocity = Vector3d::Zero();  // [m/s]
 };
 
+/// An orientation task's references.
+struct OrientationReference {
+  int task = -1;  // the controller's task index (an OrientationTask)
+  bool active = false;
+  Matrix3d target = Matrix3d::Identity();  // a rotation matrix, world axes
+};
+
 struct StepReferences {
   Vector3d com_position = Vector3d::Zero();      // [m] world
   Vector3d com_velocity = Vector3d::Zero();      // [m/s]
   Vector3d com_acceleration = Vector3d::Zero();  // [m/s^2]
   std::vector<ContactReference> contacts;        // one per contact, in the controller's order
   std::vector<FrameReference> frames;
+  std::vector<OrientationReference> orientations;
 };
 
 /// Where one contact's references go in the controller: the rows of its h holding the normal-force

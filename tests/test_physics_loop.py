@@ -15,6 +15,7 @@ import pytest
 import humanoid_env  # noqa: F401  (registers the envs)
 from humanoid_env import _physics
 from humanoid_env.envs.physics_loop import compiled_loop_obstacle
+from humanoid_env.envs.walking import WalkingStage
 
 
 def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **kwargs):
@@ -56,16 +57,22 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         # heavy pushes: falls, resets, and ticks whose rigid-contact QP had no solution (relaxed)
         {"push_magnitude_n": (600.0, 1000.0), "push_interval_s": (0.2, 0.4), "push_duration_s": 0.2},
         {"randomise": "moderate", "frame_skip": 7},
+        # walking: the walking stage reads the state at some physics steps; the loop runs in segments
+        {"env_id": "HumanoidWBCWalk-v0", "fixed_command": (0.3, 0.1, 0.3), "push_magnitude_n": (0.0, 0.0)},
+        {"env_id": "HumanoidWBCWalk-v0", "robot": "g1"},
+        {"env_id": "HumanoidWBCWalk-v0", "action_mode": "pd"},
+        {"env_id": "HumanoidWBCWalk-v0", "push_magnitude_n": (150.0, 300.0), "push_interval_s": (0.5, 1.0)},
     ],
-    ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7"],
+    ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7", "walk", "walk-g1", "walk-pd", "walk-heavy-pushes"],
 )
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
-    python = rollout("python", 150, 3, **kwargs)
-    compiled = rollout("compiled", 150, 3, **kwargs)
+    steps = 300 if "env_id" in kwargs else 150  # walking: 6 s, a dozen steps or more
+    python = rollout("python", steps, 3, **kwargs)
+    compiled = rollout("compiled", steps, 3, **kwargs)
     assert python[1] == {"physics_loop='python'"} and compiled[1] == {None}  # each ran the loop it was asked for
     assert compiled[0] == python[0]
     assert compiled[2] == python[2]
-    if "push_magnitude_n" in kwargs:  # the heavy pushes reached the loop's stops
+    if kwargs.get("push_magnitude_n", (0.0,))[0] >= 150.0:  # the heavy pushes reached the loop's stops
         assert compiled[2]["relaxed"] > 0 and compiled[2]["episodes"] > 1
 
 
@@ -116,11 +123,12 @@ def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and
     ("env_id", "mode", "reason"),
     [("HumanoidWBCWall-v0", "wbc", "HandForceLoop"), ("HumanoidWBCSeesaw-v0", "wbc", "environment bodies"),
      ("HumanoidWBCSquare-v0", "torque", "command reads the state"), ("HumanoidWBCWall-v0", "torque", None),
-     ("HumanoidWBCSeesaw-v0", "pd", None)],
+     ("HumanoidWBCSeesaw-v0", "pd", None), ("HumanoidWBCWalk-v0", "wbc", None), ("HumanoidWBCWalk-v0", "pd", None)],
 )  # fmt: skip
 def test_what_runs_where_in_the_other_envs(env_id, mode, reason):
     """The wall's and seesaw's wbc mode read the state within an env step (Python loop); their
-    torque and pd modes do not (compiled); the square's command says it may (Python in every mode)."""
+    torque and pd modes do not (compiled); the square's command says it may (Python in every mode);
+    the walk env's walking stage says at which steps it reads the state (compiled, in segments)."""
     env = gym.make(env_id, action_mode=mode).unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
@@ -209,3 +217,28 @@ def test_an_instrumented_per_step_method_sends_the_step_to_the_python_loop_which
     monkeypatch.setattr(cls, name, counted)
     env.step(np.zeros(4))
     assert "replaced" in env.physics_loop_obstacle and len(calls) == env.frame_skip
+
+
+def test_a_stage_that_says_when_it_reads_sees_the_state_of_its_step_there_and_is_planned_ahead_elsewhere(monkeypatch):
+    """The walking stage in the compiled loop: at every physics step where it says it reads the
+    state, the plant has run up to that step (its time is the step's: the loop stopped there); at
+    the others it is updated ahead of the physics (the plant's time lags), which is where the
+    compiled loop saves the Python loop's work."""
+    seen = []  # (reads the state, plant time == the step's time)
+    original = WalkingStage.update
+
+    def update(self, references, context, action, dt):
+        if dt > 0.0:
+            seen.append((self.reads_state_at(context.time), float(context.plant.data.time) == context.time))
+        original(self, references, context, action, dt)
+
+    monkeypatch.setattr(WalkingStage, "update", update)
+    env = gym.make("HumanoidWBCWalk-v0", fixed_command=(0.3, 0.0, 0.0), push_magnitude_n=(0.0, 0.0)).unwrapped
+    env.reset(seed=0)
+    for _ in range(100):  # 2 s: the start and three steps
+        env.step(np.zeros(env.action_space.shape))
+        assert env.physics_loop_obstacle is None
+    reads = [at_its_step for reads, at_its_step in seen if reads]
+    ahead = [not at_its_step for reads, at_its_step in seen if not reads]
+    assert len(seen) == 1000 and all(reads) and len(reads) >= 100  # a re-plan every 20 ms at least
+    assert sum(ahead) >= 500  # most of the others ran ahead of the physics

@@ -7,12 +7,20 @@ is the same bit for bit), and write nothing that did not change.
 from __future__ import annotations
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 from humanoid_env.robots.hubo_lite import HUBO_LITE
-from wbc_layer import FramePositionTask, WholeBodyController
+from wbc_layer import FramePositionTask, OrientationTask, WholeBodyController
 from wbc_layer.contact_guard import ContactGuard, ContactGuardSettings
-from wbc_layer.references import LinearRamp, MinJerkSegment, PointReference, References, min_jerk
+from wbc_layer.references import (
+    LinearRamp,
+    MinJerkSegment,
+    PointReference,
+    References,
+    TaskReference,
+    min_jerk,
+)
 
 
 def _solve(controller, q, v):
@@ -123,10 +131,11 @@ def test_segments_sample_in_place():
 # -- the core's one-call form (core/references.hpp), for a loop that runs the physics steps in C++ ----
 
 
-def _write_into_core(tick, refs: References, frame_tasks: list[str]) -> None:
+def _write_into_core(tick, refs: References, frame_tasks: list[str], orientation_tasks: tuple[str, ...] = ()) -> None:
     """``refs`` handed to ``tick``'s core in one ``set_references`` call (the Python objects untouched)."""
     entries = [refs.contacts[name] for name in tick.contact_index]  # in the core's contact order
     frames = [refs.tasks[name] for name in frame_tasks]
+    orientations = [refs.tasks[name] for name in orientation_tasks]
     tick.core.set_references(
         refs.com.position, refs.com.velocity, refs.com.acceleration,
         [e.active for e in entries], np.array([e.min_normal_force for e in entries]),
@@ -135,6 +144,8 @@ def _write_into_core(tick, refs: References, frame_tasks: list[str]) -> None:
         np.array([-1.0 if e.force_weight is None else e.force_weight for e in entries]),
         [tick.task_index[name] for name in frame_tasks], [f.active for f in frames],
         np.array([f.point.position for f in frames]).reshape(-1, 3), np.array([f.point.velocity for f in frames]).reshape(-1, 3),
+        [tick.task_index[name] for name in orientation_tasks], [o.active for o in orientations],
+        np.array([o.target for o in orientations]).reshape(-1, 3),
     )  # fmt: skip
 
 
@@ -142,17 +153,19 @@ def test_the_cores_one_call_leaves_the_core_as_the_setters_do(robot):
     """Two controllers: one written through References.write (the Python setters), one through the
     core's set_references alone. Over 300 ticks of random references (CoM jitter, contact
     switches, force bounds ramped, force targets tracked and released, a swing task switched and
-    moved) and random states near standing, every tick's status, solution and torques are equal
-    bit for bit (eiquadprog: an exact solve, so equal problems give equal bits)."""
+    moved, a sole's orientation task switched and turned) and random states near standing, every
+    tick's status, solution and torques are equal bit for bit (eiquadprog: an exact solve, so equal
+    problems give equal bits)."""
     config = HUBO_LITE.controller_config(qp_solver="eiquadprog")
     pair = []
     for _ in range(2):
         controller = WholeBodyController(robot, config)
         foot = controller.contact("right_foot").frame
         controller.add_task(FramePositionTask("swing", 100.0, kp=10.0, kd=2.0, frame=foot, active=False))
+        controller.add_task(OrientationTask("flat", 10.0, kp=100.0, kd=20.0, frame=foot, active=False))
         pair.append(controller)
     by_setters, by_core = pair
-    refs = References.for_controller(by_setters, ["swing"])
+    refs = References.for_controller(by_setters, ["swing", "flat"])
     rng = np.random.default_rng(7)
     q0, solved = robot.q.copy(), 0
     for _ in range(300):
@@ -171,8 +184,11 @@ def test_the_cores_one_call_leaves_the_core_as_the_setters_do(robot):
         swing.active = bool(rng.random() < 0.5)
         swing.point.position[:] = rng.normal(0.0, 0.1, 3) + [0.0, -0.1, 0.1]
         swing.point.velocity[:] = rng.normal(0.0, 0.2, 3)
+        flat = refs.tasks["flat"]
+        flat.active = bool(rng.random() < 0.5)
+        flat.target = pin.exp3(rng.normal(0.0, 0.3, 3))
         refs.write(by_setters)
-        _write_into_core(by_core.compiled, refs, ["swing"])
+        _write_into_core(by_core.compiled, refs, ["swing"], ("flat",))
         q = q0.copy()
         q[7:] += rng.normal(0.0, 0.02, robot.nq - 7)
         v = rng.normal(0.0, 0.1, robot.nv)
@@ -203,6 +219,19 @@ def test_the_cores_one_call_checks_everything_before_it_writes(controller):
         tick.core.set_references(
             np.zeros(3), np.zeros(3), np.zeros(3), [True], np.zeros(2), np.zeros(2), [False, False], np.zeros(2),
             np.zeros(2), [], [], np.zeros((0, 3)), np.zeros((0, 3)),
+        )  # fmt: skip
+    torso = tick.task_index["torso"]  # an orientation task: its target must be a rotation
+    refs.com.position[:] = [0.5, 0.5, 0.5]
+    refs.tasks = {"torso": TaskReference("torso", True, target=np.diag([1.0, 1.0, 1.001]))}
+    with pytest.raises(ValueError, match=f"task {torso}: orientation target must be a 3x3 rotation matrix"):
+        _write_into_core(tick, refs, [], ("torso",))
+    refs.tasks = {"torso": TaskReference("torso", True, target=np.diag([-1.0, 1.0, 1.0]))}  # orthonormal, det -1
+    with pytest.raises(ValueError, match="orientation target must be a 3x3 rotation matrix"):
+        _write_into_core(tick, refs, [], ("torso",))
+    with pytest.raises(ValueError, match="is not an orientation task"):
+        tick.core.set_references(
+            np.zeros(3), np.zeros(3), np.zeros(3), [True, True], np.zeros(2), np.full(2, 500.0), [False, False], np.zeros(2),
+            np.zeros(2), [], [], np.zeros((0, 3)), np.zeros((0, 3)), [tick.task_index["posture"]], [True], np.eye(3),
         )  # fmt: skip
     after = tick.core.compute(q, v, s, s)
     assert before[0] == after[0] and before[2].tobytes() == after[2].tobytes()

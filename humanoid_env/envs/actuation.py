@@ -190,6 +190,7 @@ class WbcActuation(Actuation):
 
     def update_references(self, context, time: float, dt: float, action: np.ndarray | None) -> None:
         references = self.references
+        context.time = time
         for stage in self.task.reference_chain:
             stage.update(references, context, action, dt)
         if dt > 0:
@@ -207,9 +208,15 @@ class WbcActuation(Actuation):
         (the compiled loop hands them to the core): the reference chain and the segments' values.
         Only for an episode without a scenario or contact guard (they read the state)."""
         references = self.references
+        context.time = time
         for stage in self.task.reference_chain:
             stage.update(references, context, action, dt)
         references.evaluate(time)
+
+    def reads_state_at(self, time: float) -> bool:
+        """Whether the reference chain's update at ``time`` [s] reads the simulated state (the
+        compiled loop plans ahead up to such a step)."""
+        return any(stage.reads_state_at(time) for stage in self.task.reference_chain)
 
     def compute(self, q: np.ndarray, v: np.ndarray, body_states=None):
         """One controller tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may

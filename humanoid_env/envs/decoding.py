@@ -37,6 +37,17 @@ class ReferenceStage:
     #: step. A stage that does not is evaluated ahead for an env step's physics steps by the
     #: compiled loop (``humanoid_env.envs.physics_loop``); True, the safe answer, by default.
     reads_state: bool = True
+    #: whether [`reads_state_at`][humanoid_env.envs.decoding.ReferenceStage.reads_state_at] says at
+    #: which physics steps `update` reads the state: the compiled loop then evaluates the stage
+    #: ahead up to the next step that reads it, runs the physics up to there, and goes on from the
+    #: state it reached. False: ``reads_state`` holds at every step.
+    says_when_it_reads: bool = False
+
+    def reads_state_at(self, time: float) -> bool:
+        """Whether `update` at the physics step at ``time`` [s] (``context.time``) reads the
+        simulated state; asked just before that update, after the steps before it. A stage that
+        answers False may be handed a context whose plant has not reached ``time`` yet."""
+        return self.reads_state
 
     def reset(self) -> None:
         """Start an episode."""

@@ -32,6 +32,7 @@ from humanoid_env.sim_bridge import SimBridge
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.controller import WholeBodyController
 from wbc_layer.errors import InvalidStateError
+from wbc_layer.tasks import OrientationTask
 
 if TYPE_CHECKING:
     from humanoid_env.envs.base import HumanoidWBCBaseEnv
@@ -96,17 +97,18 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return "the contact guard reads the contact forces at every physics step"
     if actuation.body_states is not None or actuation.on_result is not None:
         return "the task reads the controller's environment bodies or its results at every physics step"
-    readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state]
+    readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state and not stage.says_when_it_reads]
     if readers:
-        return f"reference stages that read the state: {readers}"
+        return f"reference stages that read the state at every physics step: {readers}"
     controller = actuation.controller
     tick = controller.compiled
     if type(controller) is not WholeBodyController or _replaced(controller, WholeBodyController) or _replaced(tick, CompiledTick):
         return "the controller's tick is replaced (an instrumented run)"
     if tick.uses_python_rows():
         return "the controller has parts computed in Python (a rows task, a user contact or body, daqp)"
-    if any(entry.point is None for entry in actuation.references.tasks.values()):
-        return "a task reference other than a frame's position"
+    for name, entry in actuation.references.tasks.items():
+        if entry.point is None and not (type(controller.tasks[name]) is OrientationTask and entry.target is not None):
+            return "a task reference other than a frame's position or an orientation's target"
     return None
 
 
@@ -151,9 +153,11 @@ class CompiledPhysics:
             return
         tick = actuation.controller.compiled
         self.contact_entries = [references.contacts[name] for name in tick.contact_index]
-        self.frame_names = list(references.tasks)
+        self.frame_names = [name for name, entry in references.tasks.items() if entry.point is not None]
         self.frame_tasks = [tick.task_index[name] for name in self.frame_names]
-        nc, nt = len(self.contact_entries), len(self.frame_tasks)
+        self.orientation_names = [name for name, entry in references.tasks.items() if entry.point is None]
+        self.orientation_tasks = [tick.task_index[name] for name in self.orientation_names]
+        nc, nt, no = len(self.contact_entries), len(self.frame_tasks), len(self.orientation_tasks)
         self.com = np.zeros((3, k, 3))  # position, velocity, acceleration
         self.active = np.zeros((k, nc), dtype=bool)
         self.min_normal_force = np.zeros((k, nc))
@@ -164,6 +168,8 @@ class CompiledPhysics:
         self.frame_active = np.zeros((k, nt), dtype=bool)
         self.frame_position = np.zeros((k, nt, 3))
         self.frame_velocity = np.zeros((k, nt, 3))
+        self.orientation_active = np.zeros((k, no), dtype=bool)
+        self.orientation_target = np.zeros((k, no, 3, 3))
         names = [entry.name for entry in self.contact_entries]
         self.feet = (names.index("left_foot"), names.index("right_foot")) if {"left_foot", "right_foot"} <= set(names) else None
 
@@ -174,13 +180,16 @@ class CompiledPhysics:
         com[1, i] = references.com.velocity
         com[2, i] = references.com.acceleration
         self._record_contacts(i)
-        if self.frame_names:
-            tasks = references.tasks
-            for t, name in enumerate(self.frame_names):
-                entry = tasks[name]
-                self.frame_active[i, t] = entry.active
-                self.frame_position[i, t] = entry.point.position
-                self.frame_velocity[i, t] = entry.point.velocity
+        tasks = references.tasks
+        for t, name in enumerate(self.frame_names):
+            entry = tasks[name]
+            self.frame_active[i, t] = entry.active
+            self.frame_position[i, t] = entry.point.position
+            self.frame_velocity[i, t] = entry.point.velocity
+        for t, name in enumerate(self.orientation_names):
+            entry = tasks[name]
+            self.orientation_active[i, t] = entry.active
+            self.orientation_target[i, t] = entry.target
 
     def _record_contacts(self, rows: int | slice) -> None:
         """The contacts' references as they are now into ``rows`` of the buffers (a row, or all)."""
@@ -200,25 +209,17 @@ class CompiledPhysics:
         Sets the env's ``last_tau`` and ``last_tau_computed`` and marks it non-finite where the
         Python loop would (a non-finite state stops the step there)."""
         env = self.env
-        plant, task, context, actuation = env.plant, env.task, env.context, env.actuation
+        plant, task, actuation = env.plant, env.task, env.actuation
         wbc = actuation if type(actuation) is WbcActuation else None
         k = env.frame_skip
         self._buffers(k, wbc)
         loop = self._physics_loop()
-        dt = plant.dt_physics
-        rng, command, pushes = env.np_random, task.command, plant.pushes
         time = float(plant.data.time)
         if self._standing_only(task, wbc):
-            self._plan_standing(action, time, dt, k)
-        else:
-            for i in range(k):  # what the Python loop does at each physics step before the tick, ahead
-                task.update_command(rng, time, dt)
-                command.evaluate(time)
-                self.push[i] = pushes.update(rng, time)
-                if wbc is not None:
-                    wbc.plan_references(context, time, dt, action)
-                    self._record(i, wbc.references)
-                time += dt
+            self._plan_standing(action, time, plant.dt_physics, k)
+            planned = k
+        else:  # planned by _plan_ahead, up to a step whose references read the state
+            planned, self._next = 0, (0, time, False)
         if type(actuation) is TorqueActuation:
             self.torques[:] = actuation.torques(None, None, action)[0]
         elif type(actuation) is PDActuation:
@@ -227,7 +228,9 @@ class CompiledPhysics:
         ran = first = 0
         not_applied = None  # torques computed and not applied (non-finite)
         while first < k:
-            stop, done = self._run(loop, wbc, first, k, warnings)
+            if first == planned:
+                planned = self._plan_ahead(action, wbc, k)
+            stop, done = self._run(loop, wbc, first, planned, warnings)
             statuses.extend(["solved" if wbc is not None else "off"] * (done - first))
             solve_times.extend(loop.solve_us[first:done].tolist())
             ran = first = done
@@ -271,6 +274,31 @@ class CompiledPhysics:
             wbc.controller.robot.defer_update(loop.q.copy(), loop.v.copy())  # the last tick's state
             wbc.controller.mirror_references(wbc.references)  # the Python objects hold what the core holds
         return effort
+
+    def _plan_ahead(self, action: np.ndarray, wbc: WbcActuation | None, k: int) -> int:
+        """What the Python loop does at each physics step before the tick, ahead, from the next
+        step not planned (``self._next``: its index, its time, whether its command and push are
+        made) until a step whose reference stages read the state (``reads_state_at``: its command
+        and push are made, its references wait until the physics has run up to it) or ``k``;
+        returns the steps planned (the rows ``:i`` hold them)."""
+        env = self.env
+        task, context, rng, pushes = env.task, env.context, env.np_random, env.plant.pushes
+        command, dt = task.command, env.plant.dt_physics
+        first, time, commanded = self._next
+        for i in range(first, k):
+            if not commanded:
+                task.update_command(rng, time, dt)
+                command.evaluate(time)
+                self.push[i] = pushes.update(rng, time)
+            commanded = False
+            if wbc is not None:
+                if i > first and wbc.reads_state_at(time):
+                    self._next = (i, time, True)
+                    return i
+                wbc.plan_references(context, time, dt, action)
+                self._record(i, wbc.references)
+            time += dt
+        return k
 
     def _standing_only(self, task, wbc: WbcActuation | None) -> bool:
         """Whether the env step's references are the gliding CoM target and the standing decoder
@@ -327,13 +355,17 @@ class CompiledPhysics:
         np.multiply(self.share, weight_n, out=self.force_target[:, left])
         np.multiply(1.0 - self.share, weight_n, out=self.force_target[:, right])
 
-    def _run(self, loop, wbc: WbcActuation | None, first: int, k: int, warnings: int):
+    def _run(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int):
+        """Physics steps ``first`` .. ``end - 1`` from the rows planned for them: (LoopStop, steps done)."""
+        push = self.push[:end]
         if type(self.env.actuation) is PDActuation:
-            return loop.run_pd(*self._pd, self.push, first, k, warnings)
+            return loop.run_pd(*self._pd, push, first, end, warnings)
         if wbc is None:
-            return loop.run_torques(self.torques, self.push, first, k, warnings)
+            return loop.run_torques(self.torques[:end], push, first, end, warnings)
         return loop.run_controller(
-            wbc.controller.compiled.core, self.com[0], self.com[1], self.com[2], self.active, self.min_normal_force,
-            self.max_normal_force, self.track_force, self.force_target, self.force_weight, self.frame_tasks,
-            self.frame_active, self.frame_position, self.frame_velocity, self.push, first, k, warnings,
+            wbc.controller.compiled.core, self.com[0, :end], self.com[1, :end], self.com[2, :end], self.active[:end],
+            self.min_normal_force[:end], self.max_normal_force[:end], self.track_force[:end], self.force_target[:end],
+            self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
+            self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
+            push, first, end, warnings,
         )  # fmt: skip

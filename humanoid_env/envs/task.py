@@ -115,6 +115,9 @@ class StepContext:
         self.pipeline = pipeline
         self.task = task
         self.weight_n = weight_n
+        #: the physics step's time the reference stages are updated for [s]: the plant's time in
+        #: the Python loop; ahead of it where the compiled loop plans an env step's steps ahead.
+        self.time = 0.0
 
     @property
     def command(self) -> Command:

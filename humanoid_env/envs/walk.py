@@ -178,6 +178,9 @@ class WalkTask(Task):
             self.walker.set_command(self.walk_command)
         self.next_command_time = time + rng.uniform(*self.config.command_interval_s)
 
+    def command_reads_state(self) -> bool:
+        return False  # the draws go by time; the CoM target is the walking stage's last output
+
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         if time >= self.next_command_time:
             self._draw_command(rng, time)

@@ -81,7 +81,7 @@ class WalkingStage(ReferenceStage):
     def reset(self) -> None:
         self._own_bounds: dict[str, tuple[float, float]] = {}
         self.outputs = None
-        self._measured = None  # the soles (2, 3), yaws (2,) and normal forces (2,) read last
+        self._measured = None  # the CoM and its velocity (3,), the soles (2, 3), yaws (2,), normal forces (2,) read last
         self._torso_yaw = 0.0  # the torso's yaw target written last [rad] (the controller's: upright, yaw 0)
 
     def set_command(self, command: WalkCommand) -> WalkCommand:
@@ -91,6 +91,13 @@ class WalkingStage(ReferenceStage):
     def planned_contacts(self) -> tuple[str, ...]:
         """The contacts the generator drives now (the feet whose steps are under way)."""
         return tuple(foot for foot, swing in self.generator.swings.items() if swing is not None)
+
+    #: it reads the state only where the generator measures (``WalkingGenerator.measurements_needed``):
+    #: the compiled loop plans the steps between those ahead.
+    says_when_it_reads = True
+
+    def reads_state_at(self, time: float) -> bool:
+        return self._measured is None or self.generator.measurements_needed(time)
 
     def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
         generator = self.generator
@@ -103,13 +110,13 @@ class WalkingStage(ReferenceStage):
             return
         if self.step_offset_block is not None and action is not None:
             generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
-        com, velocity = context.sensed_com()
-        time = float(self.plant.data.time)
+        time = context.time
         if self._measured is None or generator.measurements_needed(time):
+            com, velocity = context.sensed_com()
             feet, yaws = sole_poses(self.plant)
             forces = self.plant.contact_forces()
-            self._measured = (feet, yaws, np.array([forces[name][2] for name in FEET]))
-        out = generator.update(time, com, velocity, *self._measured)  # between reads: the last ones, unread
+            self._measured = (com, velocity, feet, yaws, np.array([forces[name][2] for name in FEET]))
+        out = generator.update(time, *self._measured)  # between reads: the last ones, unread
         self.outputs = out
         self._write(references, out)
 
