@@ -132,11 +132,17 @@ def quintic_coefficients(duration: float, p0, v0, a0, p1) -> np.ndarray:
 
 
 def _quintic_sample(c: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Position, velocity, acceleration of the quintic ``c`` (6, n) at ``t`` [s]."""
-    p = c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))))
-    v = c[1] + t * (2 * c[2] + t * (3 * c[3] + t * (4 * c[4] + t * 5 * c[5])))
-    a = 2 * c[2] + t * (6 * c[3] + t * (12 * c[4] + t * 20 * c[5]))
-    return p, v, a
+    """Position, velocity, acceleration (n,) each of the quintic ``c`` (6, n) at ``t`` [s].
+
+    Axis by axis in Python floats (every tick of a swing: numpy's per-call overhead on (2,) arrays
+    cost more than the arithmetic); the same operations in the same order as the array form
+    ``c[0] + t * (c[1] + ...)``, so the same bits."""
+    out = np.empty((3, c.shape[1]))
+    for j, (c0, c1, c2, c3, c4, c5) in enumerate(c.T.tolist()):
+        out[0, j] = c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * c5))))
+        out[1, j] = c1 + t * (2 * c2 + t * (3 * c3 + t * (4 * c4 + t * 5 * c5)))
+        out[2, j] = 2 * c2 + t * (6 * c3 + t * (12 * c4 + t * 20 * c5))
+    return out[0], out[1], out[2]
 
 
 def _edges(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -83,6 +83,7 @@ class WalkingStage(ReferenceStage):
         self.outputs = None
         self._measured = None  # the CoM and its velocity (3,), the soles (2, 3), yaws (2,), normal forces (2,) read last
         self._torso_yaw = 0.0  # the torso's yaw target written last [rad] (the controller's: upright, yaw 0)
+        self._planned_yaw = None  # the soles' planned yaws it was computed from
 
     def set_command(self, command: WalkCommand) -> WalkCommand:
         """The velocity command to walk (clipped to the robot's limits; see ``generator.command_clipped``)."""
@@ -129,8 +130,12 @@ class WalkingStage(ReferenceStage):
         for foot in FEET:
             write_foot(references, foot, out.swings[foot], self._own_bounds[foot], out.walking)
         torso = references.tasks.get("torso")
+        planned = tuple(self.generator.planned_yaw.tolist())  # changes at touch-downs only
+        if torso is None or planned == self._planned_yaw:
+            return
+        self._planned_yaw = planned
         yaw = _mean_angle(self.generator.planned_yaw)
-        if torso is not None and abs(math.remainder(yaw - self._torso_yaw, 2.0 * math.pi)) > TORSO_YAW_STEP_RAD:
+        if abs(math.remainder(yaw - self._torso_yaw, 2.0 * math.pi)) > TORSO_YAW_STEP_RAD:
             torso.target = _yaw_rotation(yaw)
             self._torso_yaw = yaw
 
