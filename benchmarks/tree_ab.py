@@ -14,7 +14,7 @@ each ``compute()`` call within the block (``benchmarks.env_throughput.time_compu
 MuJoCo and the env.
 
     python -m benchmarks.tree_ab --a /path/to/old/checkout --b . [--rounds 15] [--block 100]
-        [--measure env_step|tick] [--json out.json]
+        [--measure env_step|tick] [--cases ENV:MODE[:ROBOT] ...] [--json out.json]
 
 A checkout other than the installed one is run with this virtualenv, put first on ``sys.path``
 without the editable install's finder; it needs its compiled core (``wbc_layer/_core*.so``) and
@@ -142,12 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--block", type=int, default=100, help="env steps per block")
     parser.add_argument("--measure", choices=("env_step", "tick"), default="env_step",
                         help="time whole env steps, or the controller's compute() calls within them")
+    parser.add_argument("--cases", nargs="+", metavar="ENV:MODE[:ROBOT]",
+                        help="env step cases instead of the default ones (e.g. HumanoidWBCWalk-v0:wbc:g1)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = {}
     machine_start = machine()
     start = time.time()
     cases = CASES if args.measure == "env_step" else [(env_id, "wbc", robot) for env_id, robot in TICK_CASES]
+    if args.cases:
+        cases = [tuple(case.split(":")) for case in args.cases]
     unit = "steps/s" if args.measure == "env_step" else "ticks/s"
     for env_id, mode, *robot in cases:
         robot = robot[0] if robot else "default"

@@ -34,6 +34,7 @@ from benchmarks import (
     qp_backends,
     randomisation,
     scaling,
+    walk_targets,
 )
 from humanoid_env.envs.base import HumanoidWBCBaseEnv
 from wbc_layer import ProxsuiteSolver
@@ -386,6 +387,19 @@ def test_physics_loop_times_every_compiled_loop_call_and_splits_the_limit(tmp_pa
     for key in ("wbc_compiled", "wbc_python", "torque_compiled", "torque_python", "pd_compiled", "pd_python"):
         assert positive(row[key]["steps_per_s"]) and len(row[key]["blocks"]) == 2
     assert set(results["vector"]) == {"threaded_1t_n2", "threaded_2t_n2", "subproc_2w_n2", "dummy_n2", "ratios"}
+
+
+def test_walk_targets_times_every_tick_of_both_envs_in_the_compiled_loop():
+    """Half a second of each env (after the step that makes its loop), the real clock (no assertion
+    on speed): every physics step's tick of the walking and the standing env was timed in C++ (25
+    env steps x frame_skip each: none ran in Python), and the ratios are the medians' and p99s'."""
+    row = walk_targets.tick("hubo_lite", 0.5)
+    frame_skip = gym.make("HumanoidWBCWalk-v0").unwrapped.frame_skip
+    assert row["ticks_timed"] == {"walking": 25 * frame_skip, "standing": 25 * frame_skip}
+    walking, standing = row["walking_tick_us"], row["standing_tick_us"]
+    assert row["median_ratio"] == pytest.approx(walking["median_us"] / standing["median_us"], rel=1e-12)
+    assert row["p99_ratio"] == pytest.approx(walking["p99_us"] / standing["p99_us"], rel=1e-12)
+    assert positive(row["generator_us_per_env_step"]) and positive(row["walking_env_steps_per_s"])
 
 
 def test_envpool_anchor_says_when_its_python_has_no_envpool(tmp_path):

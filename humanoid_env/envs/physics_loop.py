@@ -7,16 +7,20 @@ stages reads the simulated state during an env step (the balance task's default)
 for all of the env step's physics steps are known before the physics runs: this module evaluates
 them ahead, in Python, in the order the Python loop would (so the random draws are the same), and
 hands the rows to the compiled loop, which runs the physics steps without Python and with the GIL
-released. What needs Python inside an env step stops the loop at that step and resumes it: a QP
+released. A reference stage that reads the state only at some physics steps and says which
+(``ReferenceStage.says_when_it_reads``, ``reads_state_at``: the walking stage, where its generator
+measures) splits the env step into segments: its steps are planned ahead up to the next one that
+reads the state, the loop runs the physics up to there, and the planning goes on from the state
+it reached. What needs Python inside an env step stops the loop at that step and resumes it: a QP
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
 
 The action modes: wbc (the controller's tick), torque (the action's torques) and pd (PD torques
 at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
-runs the Python loop instead (``physics_loop="python"``, a part that reads the state within an env
-step: a contact guard, a force loop, a scenario, estimation, actuation delay; an instrumented
-tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
+runs the Python loop instead (``physics_loop="python"``, a part that reads the state at every
+physics step: a contact guard, a force loop, the stepping law, a scenario, estimation, actuation
+delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 
 from __future__ import annotations
