@@ -261,6 +261,61 @@ class WalkMetrics(BalanceMetrics):
         }
 
 
+class PushRecoveryMetrics(BalanceMetrics):
+    """``HumanoidWBCPushRecovery-v0``: BalanceMetrics (fell, com_rmse_m, pushes_survived,
+    pushes_total, ...) plus the guards against degenerate ways of not falling, from the soles'
+    positions and the measured contact forces in ``info`` (the same in every action mode):
+
+    - ``steps``: landings (a foot's normal force rising through ``CONTACT_N`` after it was below
+      it at least one env step, with its sole ``MIN_STEP_M`` or more from where it lifted off);
+      ``steps_per_push`` [-]: over the pushes (NaN without one): stepping at every push shows;
+    - ``drift_m`` [m]: the soles' midpoint's horizontal distance from its start at the episode's
+      end (walking away from the pushes);
+    - ``stance_width_m`` [m]: the mean over env steps of the soles' horizontal distance (a
+      permanently wide stance); ``feet_min_distance_m`` [m]: its smallest (legs that cross).
+    """
+
+    CONTACT_N = 30.0
+    MIN_STEP_M = 0.02
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.start: np.ndarray | None = None
+        self.midpoint = np.full(2, np.nan)
+        self.lifted_at: list[np.ndarray | None] = [None, None]
+        self.in_contact = [True, True]
+        self.steps = 0
+        self.distances: list[float] = []
+
+    def step(self, reward: float, terminated: bool, info: dict[str, Any]) -> None:
+        super().step(reward, terminated, info)
+        feet = np.asarray(info["feet_position"], dtype=float)[:, :2]
+        if not np.all(np.isfinite(feet)):
+            return
+        self.midpoint = feet.mean(axis=0)
+        if self.start is None:
+            self.start = self.midpoint
+        self.distances.append(float(np.linalg.norm(feet[0] - feet[1])))
+        forces = info["contact_forces"]
+        for i, name in enumerate(("left_foot", "right_foot")):
+            contact = float(forces[name][2]) >= self.CONTACT_N
+            if not contact and self.in_contact[i]:
+                self.lifted_at[i] = feet[i].copy()
+            elif contact and not self.in_contact[i] and self.lifted_at[i] is not None:
+                self.steps += float(np.linalg.norm(feet[i] - self.lifted_at[i])) >= self.MIN_STEP_M
+            self.in_contact[i] = contact
+
+    def result(self) -> dict[str, Any]:
+        return {
+            **super().result(),
+            "steps": self.steps,
+            "steps_per_push": self.steps / self.pushes_total if self.pushes_total else float("nan"),
+            "drift_m": float(np.linalg.norm(self.midpoint - self.start)) if self.start is not None else float("nan"),
+            "stance_width_m": float(np.mean(self.distances)) if self.distances else float("nan"),
+            "feet_min_distance_m": float(np.min(self.distances)) if self.distances else float("nan"),
+        }
+
+
 def _rms(squares) -> float:
     """Root of the mean of ``squares``; NaN when there are none."""
     return float(np.sqrt(np.mean(squares))) if len(squares) else float("nan")

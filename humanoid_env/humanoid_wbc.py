@@ -9,9 +9,17 @@ The classes are the same objects as in their own modules (``humanoid_env.envs.ba
 """
 
 from humanoid_env.envs.balance import HumanoidBalanceEnv
+from humanoid_env.envs.push_recovery import HumanoidPushRecoveryEnv
 from humanoid_env.envs.seesaw import HumanoidSeesawEnv
 from humanoid_env.envs.square import HumanoidSquareEnv
 from humanoid_env.envs.walk import HumanoidWalkEnv
 from humanoid_env.envs.wall import HumanoidWallEnv
 
-__all__ = ["HumanoidBalanceEnv", "HumanoidSeesawEnv", "HumanoidSquareEnv", "HumanoidWalkEnv", "HumanoidWallEnv"]
+__all__ = [
+    "HumanoidBalanceEnv",
+    "HumanoidPushRecoveryEnv",
+    "HumanoidSeesawEnv",
+    "HumanoidSquareEnv",
+    "HumanoidWalkEnv",
+    "HumanoidWallEnv",
+]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from humanoid_env.episode_metrics import (
     BalanceMetrics,
     EpisodeMetrics,
+    PushRecoveryMetrics,
     SeesawMetrics,
     WalkMetrics,
     WallMetrics,
@@ -207,6 +208,19 @@ register_task(
         summary="two feet, stepping (walking generator)",
         metrics=WalkMetrics,
         level_metric=LevelMetric("stride_velocity_rms_mps", "stride-averaged velocity error RMS [m/s]", 1.0),
+        scenarios={},
+    )
+)
+
+register_task(
+    TaskEntry(
+        env_id="HumanoidWBCPushRecovery-v0",
+        name="push_recovery",
+        entry_point="humanoid_env.humanoid_wbc:HumanoidPushRecoveryEnv",
+        max_episode_steps=1000,
+        summary="two feet, stepping (stepping law)",
+        metrics=PushRecoveryMetrics,
+        level_metric=LevelMetric("fell", "falls [share of episodes]", 1.0),
         scenarios={},
     )
 )

@@ -27,7 +27,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import humanoid_env  # noqa: F401  (registers the envs)
 from tests.conftest import REPRODUCIBILITY_TOL
 
-ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWalk-v0")
+ENV_IDS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWalk-v0", "HumanoidWBCPushRecovery-v0")
 
 
 #: Checker warnings allowed, each with its reason (as Gymnasium's own test suite allows some for
@@ -112,6 +112,7 @@ SEESAW_REPRODUCIBILITY_TOL = 1e-4
         ("HumanoidWBCWall-v0", {}, REPRODUCIBILITY_TOL),
         ("HumanoidWBCSeesaw-v0", {"seesaw_model": "coupled", "qp_solver": "daqp"}, SEESAW_REPRODUCIBILITY_TOL),
         ("HumanoidWBCSeesaw-v0", {"seesaw_model": "rigid"}, REPRODUCIBILITY_TOL),
+        ("HumanoidWBCPushRecovery-v0", {}, REPRODUCIBILITY_TOL),
     ],
 )
 def test_same_seed_same_trajectory(env_id, kwargs, tolerance):

@@ -45,13 +45,13 @@ def test_task_entry_takes_the_id_with_or_without_prefix():
 
 def test_the_registry_holds_exactly_the_humanoid_ids_gymnasium_has():
     ours = {env_id for env_id, spec in gym.registry.items() if str(spec.entry_point).startswith("humanoid_env")}
-    assert set(TASKS) == ours and len(TASKS) == 5
+    assert set(TASKS) == ours and len(TASKS) == 6
     for env_id, entry in TASKS.items():
         spec = gym.spec(env_id)
         assert entry.env_id == env_id
         assert (spec.entry_point, spec.max_episode_steps) == (entry.entry_point, entry.max_episode_steps)
-    # the three paper tasks, the example of adding one (humanoid_env/envs/square.py), walking
-    assert [entry.name for entry in TASKS.values()] == ["balance", "wall", "seesaw", "square", "walk"]
+    # the three paper tasks, the example of adding one (humanoid_env/envs/square.py), walking, push recovery
+    assert [entry.name for entry in TASKS.values()] == ["balance", "wall", "seesaw", "square", "walk", "push_recovery"]
 
 
 def test_every_scenario_factory_builds_its_scenario():

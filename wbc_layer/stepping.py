@@ -64,12 +64,19 @@ of ``wbc_layer.capture``), in the form of Englsberger et al. 2015's divergent co
 
 Step timing is not adapted (Khadiv et al. 2016/2020 adapt it; not followed here): every step
 takes ``unload_s + swing_s`` from the decision to touch-down.
+
+**Adjusting the law** ([`StepAdjustment`][wbc_layer.stepping.StepAdjustment], ``law.adjustment``):
+a policy above the law may move where it steps (an offset of the target in the stance sole's
+axes, the sum clipped into the reachable region and flagged as the law's own targets are), how
+long a step takes (the unloading and the swing scaled together, the swing not below
+``min_swing_s``: ``timing_clipped``) and when it decides (a shift of ``trigger_margin_m``). The
+default adjustment changes nothing: the law as described above, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -84,6 +91,7 @@ __all__ = [
     "STANDING",
     "SWING",
     "UNLOADING",
+    "StepAdjustment",
     "SteppingLaw",
     "SteppingSettings",
     "SwingFoot",
@@ -441,6 +449,9 @@ class SteppingSettings:
         placement_offset_m: the target lies this far beyond the predicted capture point, along
             the step [m] (0: the capture point lands at the sole's centre).
         max_steps: steps in a row before the law gives up and stands [-].
+        min_swing_s: an adjusted step's swing is not made shorter than this [s]
+            ([`StepAdjustment`][wbc_layer.stepping.StepAdjustment]; the robot's minimum swing time;
+            the law's own ``swing.swing_s`` is taken as given).
         swing: how each step is taken.
     """
 
@@ -448,15 +459,47 @@ class SteppingSettings:
     capture_margin_m: float = 0.01
     placement_offset_m: float = 0.0
     max_steps: int = 4
+    min_swing_s: float = 0.0
     swing: SwingSettings = field(default_factory=SwingSettings)
 
     def __post_init__(self) -> None:
         if not math.isfinite(float(self.trigger_margin_m)):
             raise ValueError(f"SteppingSettings.trigger_margin_m must be finite, got {self.trigger_margin_m!r}")
-        for name in ("capture_margin_m", "placement_offset_m"):
+        for name in ("capture_margin_m", "placement_offset_m", "min_swing_s"):
             _non_negative(getattr(self, name), f"SteppingSettings.{name}")
         if isinstance(self.max_steps, bool) or not isinstance(self.max_steps, int) or self.max_steps < 1:
             raise ValueError(f"SteppingSettings.max_steps must be an int >= 1, got {self.max_steps!r}")
+
+
+@dataclass(frozen=True)
+class StepAdjustment:
+    """A change to the law's own choices (a policy's action; see the module docstring).
+
+    Attributes:
+        offset_m: (2,) the landing's offset from the law's target in the stance sole's axes
+            (forward, left) [m]; the sum is clipped into the reachable region (``clipped``).
+        time_scale: the step's unloading and swing times over the law's [-], > 0; the swing not
+            shorter than ``SteppingSettings.min_swing_s`` (``timing_clipped``).
+        trigger_shift_m: added to ``trigger_margin_m`` when deciding whether to step [m]
+            (negative: sooner, while the capture point is still that far inside the support).
+    """
+
+    offset_m: tuple[float, float] = (0.0, 0.0)
+    time_scale: float = 1.0
+    trigger_shift_m: float = 0.0
+
+    def __post_init__(self) -> None:
+        offset = tuple(float(x) for x in self.offset_m)
+        if len(offset) != 2 or not all(math.isfinite(x) for x in offset):
+            raise ValueError(f"StepAdjustment.offset_m must be 2 finite numbers [m], got {self.offset_m!r}")
+        object.__setattr__(self, "offset_m", offset)
+        _positive(self.time_scale, "StepAdjustment.time_scale")
+        if not math.isfinite(float(self.trigger_shift_m)):
+            raise ValueError(f"StepAdjustment.trigger_shift_m must be finite, got {self.trigger_shift_m!r}")
+
+
+#: The law's own choices, unchanged.
+NO_ADJUSTMENT = StepAdjustment()
 
 
 @dataclass
@@ -486,8 +529,11 @@ class SteppingLaw:
     Call [`update`][wbc_layer.stepping.SteppingLaw.update] every tick; its outputs are
     ``phase`` (``"standing"``, ``"unloading"``, ``"swing"``, ``"loading"``), ``swing`` (the
     [`SwingFoot`][wbc_layer.stepping.SwingFoot] of the step under way, or None), ``steps_taken``,
-    ``last_placement`` and ``events`` (what happened this tick: ``"decided"``, ``"lift_off"``,
-    ``"touch_down"``, ``"captured"``, ``"gave_up"``, ``"no_better_step"``).
+    ``last_placement``, ``timing_clipped`` (the last step's adjusted swing was held at
+    ``min_swing_s``) and ``events`` (what happened this tick: ``"decided"``, ``"lift_off"``,
+    ``"touch_down"``, ``"captured"``, ``"gave_up"``, ``"no_better_step"``). ``adjustment``
+    (a [`StepAdjustment`][wbc_layer.stepping.StepAdjustment], set by the caller at any time)
+    changes its choices from the next tick on.
     """
 
     def __init__(self, reachable: dict[str, ArrayLike], cop_half_sizes: tuple[float, float], omega: float,
@@ -511,6 +557,8 @@ class SteppingLaw:
         self.steps_in_row = 0
         self.last_placement: Placement | None = None
         self.clipped_steps = 0
+        self.timing_clipped = False
+        self.adjustment = NO_ADJUSTMENT
         self.events: list[str] = []
         self._support_cache: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -546,6 +594,9 @@ class SteppingLaw:
         if self.settings.placement_offset_m > 0.0 and np.linalg.norm(direction) > 0.0:
             desired = desired + self.settings.placement_offset_m * direction / np.linalg.norm(direction)
         local = rotation.T @ (desired - stance_xy)
+        offset = self.adjustment.offset_m
+        if offset != (0.0, 0.0):
+            local = local + offset
         region = self.reachable[swing_foot]
         clipped_local = project_to_polygon(local, region)
         clipped = bool(np.linalg.norm(clipped_local - local) > 1e-9)
@@ -600,6 +651,8 @@ class SteppingLaw:
         normals, offsets = self._support_edges
         slack = offsets - normals @ np.asarray(capture_point, dtype=float)
         margin = self.settings.trigger_margin_m
+        if self.adjustment.trigger_shift_m != 0.0:
+            margin = margin + self.adjustment.trigger_shift_m
         if margin < 0.0:  # inside the edge by more than -margin: the nearest edge's slack decides
             return bool(slack.min() < -margin)
         if slack.min() >= 0.0:  # inside: standing can capture
@@ -659,14 +712,24 @@ class SteppingLaw:
             elif allow_step:
                 self._decide(time, xi, feet, yaw, forces, max_normal_force_n)
 
+    def _swing_settings(self) -> tuple[SwingSettings, bool]:
+        """The next step's timing under the adjustment, and whether its swing was held at ``min_swing_s``."""
+        s, scale = self.settings, self.adjustment.time_scale
+        if scale == 1.0:
+            return s.swing, False
+        swing_s = scale * s.swing.swing_s
+        clipped = swing_s < s.min_swing_s
+        return replace(s.swing, unload_s=scale * s.swing.unload_s, swing_s=s.min_swing_s if clipped else swing_s), clipped
+
     def _decide(self, time, xi, feet, yaw, forces, max_normal_force_n) -> None:
-        s = self.settings
-        placement = self.choose(xi, feet[:, :2], yaw, s.swing.step_time_s)
-        if placement.margin_m <= self.standing_margin(xi, feet[:, :2], yaw, s.swing.step_time_s) + STEP_GAIN_M:
+        swing_settings, timing_clipped = self._swing_settings()
+        placement = self.choose(xi, feet[:, :2], yaw, swing_settings.step_time_s)
+        if placement.margin_m <= self.standing_margin(xi, feet[:, :2], yaw, swing_settings.step_time_s) + STEP_GAIN_M:
             self.events.append("no_better_step")
             return
         index = FEET.index(placement.foot)
-        self.swing = SwingFoot(placement.foot, s.swing, time, feet[index], float(yaw[index]), placement.target,
+        self.timing_clipped = timing_clipped
+        self.swing = SwingFoot(placement.foot, swing_settings, time, feet[index], float(yaw[index]), placement.target,
                                float(forces[index]), max_normal_force_n)  # fmt: skip
         self.swing.update(time, float(forces[index]))
         self.phase = UNLOADING

@@ -50,6 +50,7 @@ from wbc_layer.stepping import (
     STANDING,
     SWING,
     UNLOADING,
+    StepAdjustment,
     SteppingLaw,
     SteppingSettings,
     SwingFoot,
@@ -64,6 +65,21 @@ SWING_ORIENTATION_TASK = (10.0, 100.0, 20.0)
 UNLOADING_FORCE_WEIGHT = 10.0
 #: Duration of the CoM target's move to the new support after a touch-down [s].
 SUPPORT_SHIFT_S = 0.5
+#: The ``step`` action block (4: a policy's adjustment of the law's steps), each entry in [-1, 1]:
+#: the landing's offset forward and left in the stance sole's axes, +-1 -> +-``STEP_OFFSET_M``;
+#: the step's duration, +-1 -> x 2^(+-``STEP_TIME_OCTAVES``); the decision's trigger margin,
+#: +-1 -> +-``STEP_TRIGGER_SHIFT_M`` (-1: a step while the capture point is still 3 cm inside the
+#: support). 0 -> the law's own choice ([`wbc_layer.stepping.StepAdjustment`][wbc_layer.stepping.StepAdjustment]).
+STEP_OFFSET_M = 0.05
+STEP_TIME_OCTAVES = 0.5
+STEP_TRIGGER_SHIFT_M = 0.03
+
+
+def step_adjustment(action: np.ndarray) -> StepAdjustment:
+    """The ``step`` block (4,) in [-1, 1] (clipped) -> the law's adjustment (``STEP_OFFSET_M``, ...)."""
+    a = np.clip(np.asarray(action, dtype=float), -1.0, 1.0)
+    return StepAdjustment((STEP_OFFSET_M * float(a[0]), STEP_OFFSET_M * float(a[1])), 2.0 ** (STEP_TIME_OCTAVES * float(a[2])),
+                          STEP_TRIGGER_SHIFT_M * float(a[3]))  # fmt: skip
 
 
 def swing_task_names(foot: str) -> tuple[str, str]:
@@ -94,6 +110,24 @@ def sole_poses(plant: Plant) -> tuple[np.ndarray, np.ndarray]:
     rotations = d.site_xmat[sites].reshape(-1, 3, 3)
     yaws = np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
     return positions.copy(), yaws
+
+
+def feet_in_heading_frame(plant: Plant, d) -> np.ndarray:
+    """(6,) each sole's x, y [m] from the pelvis in the pelvis's heading frame and its yaw from the
+    heading [rad] (in (-pi, pi]), left then right, of ``d`` (the plant's data or the estimate's copy)."""
+    R = plant.base_rotation(d)
+    heading = math.atan2(R[1, 0], R[0, 0])
+    c, s = math.cos(heading), math.sin(heading)
+    root = plant.bridge.root_qpos
+    base = d.qpos[root : root + 3]
+    feet = []
+    sites = plant.sole_sites
+    for i in range(2):
+        rel = d.site_xpos[sites[i]] - base
+        R = d.site_xmat[sites[i]].reshape(3, 3)
+        yaw = math.atan2(R[1, 0], R[0, 0]) - heading
+        feet += [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], math.atan2(math.sin(yaw), math.cos(yaw))]
+    return np.array(feet)
 
 
 def write_foot(references: References, foot: str, swing: SwingFoot | None, own_bounds: tuple[float, float], released: bool) -> None:
@@ -139,6 +173,7 @@ def stepping_law(description: RobotDescription, settings: dict[str, Any], com_he
     swing = {"height_m": limits.swing_height_m, "swing_s": limits.min_swing_time_s}
     swing.update({k: v for k, v in settings.items() if k not in law_names})
     law = {k: v for k, v in settings.items() if k in law_names}
+    law.setdefault("min_swing_s", limits.min_swing_time_s)  # an adjusted step's shortest swing
     if "max_steps" in law:
         law["max_steps"] = int(law["max_steps"])
     config = SteppingSettings(**law, swing=SwingSettings(**swing))
@@ -156,13 +191,17 @@ class SteppingStage(ReferenceStage):
             often far above it, comes back once the step is loaded).
         on_support_moved: called with the feet's midpoint's move (3,) [m] and the time [s] once
             a step is loaded.
+        step_block: the action's ``step`` slice (4: the law's adjustment, ``step_adjustment``),
+            or None (the law's own choices).
     """
 
     def __init__(self, plant: Plant, law: SteppingLaw, weight_n: float,
-                 on_support_moved: Callable[[np.ndarray, float], None] | None = None):  # fmt: skip
+                 on_support_moved: Callable[[np.ndarray, float], None] | None = None,
+                 step_block: slice | None = None):  # fmt: skip
         self.plant, self.law = plant, law
         self.weight_n = float(weight_n)
         self.on_support_moved = on_support_moved
+        self.step_block = step_block
         self.omega = law.omega
         self.reset()
 
@@ -172,6 +211,7 @@ class SteppingStage(ReferenceStage):
         self.capture_point = np.zeros(2)
         self.touch_downs: list[str] = []
         self._midpoint: np.ndarray | None = None
+        self._adjusted_action: np.ndarray | None = None
 
     def controller_tasks(self) -> list:
         """Fresh swing tasks for an episode's controller (off until a swing)."""
@@ -189,6 +229,9 @@ class SteppingStage(ReferenceStage):
             self._own_bounds = {foot: (contacts[foot].min_normal_force, contacts[foot].max_normal_force) for foot in FEET}
             return
         plant, law = self.plant, self.law
+        if self.step_block is not None and action is not None and action is not self._adjusted_action:
+            law.adjustment = step_adjustment(action[self.step_block])  # once per env step's action
+            self._adjusted_action = action
         com, velocity = context.sensed_com()
         self.capture_point = com[:2] + velocity[:2] / self.omega
         feet, yaws = sole_poses(self.plant)
@@ -237,6 +280,10 @@ class SteppingStage(ReferenceStage):
             "target": None if placement is None else placement.target.copy(),
             "target_clipped": False if placement is None else bool(placement.clipped),
             "clipped_steps": law.clipped_steps,
+            "timing_clipped": bool(law.timing_clipped),
+            "step_offset_m": np.array(law.adjustment.offset_m),  # the policy's adjustment (step action)
+            "step_time_scale": law.adjustment.time_scale,
+            "trigger_shift_m": law.adjustment.trigger_shift_m,
             "touch_downs": list(self.touch_downs),
             "missed": bool(swing is not None and swing.missed),
             "capture_point": self.capture_point.copy(),

@@ -18,6 +18,7 @@ import numpy as np
 from humanoid_env.envs.base import BASE_DEFAULTS, HumanoidWBCBaseEnv
 from humanoid_env.envs.configs import PartConfig
 from humanoid_env.envs.kwargs import check_range, check_scalar, check_vector
+from humanoid_env.envs.stepping import feet_in_heading_frame
 from humanoid_env.envs.task import Task
 from humanoid_env.envs.walking import WalkingStage, walking_swing_tasks
 from humanoid_env.robots import FEET
@@ -204,18 +205,6 @@ class WalkTask(Task):
 
     def task_observation(self, d, forces) -> dict[str, np.ndarray]:
         plant = self.plant
-        R = plant.base_rotation(d)
-        heading = math.atan2(R[1, 0], R[0, 0])
-        c, s = math.cos(heading), math.sin(heading)
-        root = plant.bridge.root_qpos
-        base = d.qpos[root : root + 3]
-        feet = []
-        sites = plant.sole_sites
-        for i in range(2):
-            rel = d.site_xpos[sites[i]] - base
-            R = d.site_xmat[sites[i]].reshape(3, 3)
-            yaw = math.atan2(R[1, 0], R[0, 0]) - heading
-            feet += [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], math.atan2(math.sin(yaw), math.cos(yaw))]
         gait = np.zeros(4)
         if self.walker is not None:
             swings = self.walker.generator.swings
@@ -224,7 +213,7 @@ class WalkTask(Task):
                 swing = swings[foot]
                 gait[i] = 1.0 if swing is None or swing.contact_active else 0.0
                 gait[2 + i] = 0.0 if swing is None else swing.progress(now)
-        return {"walk_command": self.walk_command.as_array(), "gait_phase": gait, "feet": np.array(feet)}
+        return {"walk_command": self.walk_command.as_array(), "gait_phase": gait, "feet": feet_in_heading_frame(plant, d)}
 
     def reward_terms(self, fell: bool, nonfinite: bool, action: np.ndarray, previous: np.ndarray, effort: float) -> dict[str, float]:
         terms = super().reward_terms(fell, nonfinite, action, previous, effort)
