@@ -25,8 +25,8 @@ from wbc_layer.stepping import SwingSettings
 
 #: The pushes of ``HumanoidWBCPushRecovery-v0`` per robot [N] (0.1 s at the torso every U(2, 4) s,
 #: horizontal, in a uniformly drawn direction): U(F / 4, F) with F fixed before any training by the
-#: rule of ``results/push_recovery/README.md`` (the nominal stepping law falls in 25-50 % of 100
-#: episodes). Robots not listed: ``FALLBACK_PUSH_MAGNITUDE_N``.
+#: rule of ``results/push_recovery/README.md``: the nominal stepping law fell in 43 of 100 episodes
+#: on Hubo-lite (20 at F = 140) and 31 of 100 on the G1. Robots not listed: ``FALLBACK_PUSH_MAGNITUDE_N``.
 DEFAULT_PUSH_MAGNITUDE_N = {"hubo_lite": (40.0, 160.0), "g1": (30.0, 120.0)}
 FALLBACK_PUSH_MAGNITUDE_N = (30.0, 120.0)
 
@@ -179,11 +179,11 @@ class HumanoidPushRecoveryEnv(HumanoidWBCBaseEnv):
 
     ## Version history
 
-    - 2026-12-07: new (issue 38). The push distribution per robot fixed by the rule: U(F / 4, F)
-      N with the smallest F on a 20-N grid from 120 N at which the nominal stepping law (zero
-      action) falls in at least 25 % of 100 episodes (seeds 5000-5099) on that robot (at most
-      50 %, else the grid's step below): Hubo-lite F = 160, the G1 F = 120
-      (``results/push_recovery/README.md``).
+    - 2026-12-07: new (issue 38). The push distribution per robot fixed before any training by
+      the rule: U(F / 4, F) N with the smallest F on a 20-N grid from 120 N at which the nominal
+      stepping law (zero action) falls in at least 25 % of 100 episodes (seeds 5000-5099) on that
+      robot (at most 50 %, else the grid's step below): Hubo-lite F = 160 (43 falls; 20 at 140),
+      the G1 F = 120 (31 falls) (``results/push_recovery/README.md``).
     """
 
     task_type = PushRecoveryTask
