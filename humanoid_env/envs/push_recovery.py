@@ -80,7 +80,7 @@ class PushRecoveryTask(BalanceTask):
         plant = self.plant
         com_height = float(plant.com_nominal[2] - plant.data.site_xpos[plant.sole_sites, 2].mean())
         law = stepping_law(self.description, dict(self.config.stepping_law), com_height)
-        # the goal follows the feet by itself (update_command): no shift at each step
+        # the goal follows the feet by itself (terminated, once per env step): no shift at each step
         self.stepper = SteppingStage(plant, law, self.weight_n, None, step_block=blocks["step"])
         self.omega = law.omega
         return [], [self.stepper]
