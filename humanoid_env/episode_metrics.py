@@ -275,7 +275,7 @@ class PushRecoveryMetrics(BalanceMetrics):
       permanently wide stance); ``feet_min_distance_m`` [m]: its smallest (legs that cross).
     """
 
-    CONTACT_N = 30.0
+    CONTACT_N = WalkMetrics.CONTACT_N
     MIN_STEP_M = 0.02
 
     def __init__(self) -> None:

@@ -67,7 +67,7 @@ class BalanceTask(Task):
 
     def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
         info = super().info(nonfinite, drives_controller)
-        if self.stepper is not None:
+        if self.stepper is not None and drives_controller:  # the law steps in wbc mode only
             info["stepping"] = self.stepper.info()
         return info
 

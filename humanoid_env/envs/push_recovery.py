@@ -100,8 +100,7 @@ class PushRecoveryTask(BalanceTask):
         R = plant.base_rotation(d)
         heading = math.atan2(R[1, 0], R[0, 0])
         c, s = math.cos(heading), math.sin(heading)
-        law = self.stepper.law if self.stepper is not None else None
-        swing = None if law is None else law.swing
+        swing = self.stepper.law.swing  # (the stage exists in every mode; it runs in wbc mode only)
         progress = 0.0 if swing is None else swing.progress(float(plant.data.time))
         com, velocity = plant.com(d), plant.com_velocity(d)
         offset = com[:2] + velocity[:2] / self.omega - plant.support_centre(d)[:2]  # the capture point from the feet's midpoint
@@ -114,8 +113,6 @@ class PushRecoveryTask(BalanceTask):
 
     def info(self, nonfinite: bool, drives_controller: bool) -> dict[str, Any]:
         info = super().info(nonfinite, drives_controller)
-        if not drives_controller:
-            info.pop("stepping", None)
         info["feet_position"] = self.plant.data.site_xpos[self.plant.sole_sites].copy()
         return info
 

@@ -112,7 +112,7 @@ class WalkingStage(ReferenceStage):
         if self.step_offset_block is not None and action is not None:
             generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
         time = context.time
-        if self._measured is None or generator.measurements_needed(time):
+        if self.reads_state_at(time):
             com, velocity = context.sensed_com()
             feet, yaws = sole_poses(self.plant)
             forces = self.plant.contact_forces()
