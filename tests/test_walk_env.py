@@ -139,6 +139,32 @@ def test_a_reset_forgets_the_last_episode():
     assert np.array_equal(episode(reused, zero), fresh)
 
 
+@pytest.mark.parametrize("action_mode", ["wbc", "pd"])
+def test_the_tracking_rewards_take_the_velocity_averaged_over_the_window(action_mode):
+    """The rewards' velocity is the mean of the last 1.2 s (60 env steps) of
+    ``info["base_velocity_heading"]``, the episode so far while shorter; with
+    ``velocity_window_s=0`` the env step's own. Computed here from the infos, to the last bits of
+    a mean (1e-12), on a walk whose velocity sways (the instantaneous terms differ)."""
+    from humanoid_env.envs.walk import VELOCITY_SIGMA_MPS, YAW_RATE_SIGMA_RADPS  # noqa: PLC0415
+
+    command = np.array([0.2, 0.0, 0.3])
+    rewarded = {}
+    for window in (1.2, 0.0):
+        _, infos, fell = _run(1.6, action_mode=action_mode, fixed_command=tuple(command), velocity_window_s=window)
+        assert not fell
+        velocities = np.array([info["base_velocity_heading"] for info in infos])
+        for i, info in enumerate(infos):
+            v = velocities[max(0, i - 59) : i + 1].mean(axis=0) if window else velocities[i]
+            expected = np.exp(-np.sum((v[:2] - command[:2]) ** 2) / VELOCITY_SIGMA_MPS**2)
+            assert info["reward_velocity_tracking"] == pytest.approx(expected, abs=1e-12)
+            expected = 0.5 * np.exp(-((v[2] - command[2]) ** 2) / YAW_RATE_SIGMA_RADPS**2)
+            assert info["reward_yaw_rate_tracking"] == pytest.approx(expected, abs=1e-12)
+        rewarded[window] = np.array([info["reward_velocity_tracking"] for info in infos])
+    # the window changes what is paid: measured 0.69 (the walk, wbc mode) and 0.014 (pd mode: the
+    # zero action holds the joints still, so the pelvis barely moves)
+    assert np.abs(rewarded[1.2] - rewarded[0.0]).max() > 0.005
+
+
 def test_outside_wbc_mode_the_command_is_observed_and_no_generator_runs():
     env, infos, _ = _run(0.2, action_mode="pd", fixed_command=(0.1, 0.0, 0.0))
     assert "walking" not in infos[-1]
@@ -151,7 +177,7 @@ def test_outside_wbc_mode_the_command_is_observed_and_no_generator_runs():
     [({"command_share": 0.0}, "command_share must be"), ({"command_share": 2.0}, "command_share must be"),
      ({"command_interval_s": (0.0, 1.0)}, "command_interval_s must"), ({"standing_probability": 1.5}, "standing_probability must be"),
      ({"fixed_command": (0.1, 0.0)}, "fixed_command must be"), ({"gait": {"swing": 1}}, "gait must be"),
-     ({"gait": {"unload_s": 0.5}}, "GaitSettings.unload_s")],
+     ({"gait": {"unload_s": 0.5}}, "GaitSettings.unload_s"), ({"velocity_window_s": -0.1}, "velocity_window_s must be")],
 )  # fmt: skip
 def test_bad_keywords_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
