@@ -76,6 +76,7 @@ default adjustment changes nothing: the law as described above, bit for bit.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -515,6 +516,11 @@ class Placement:
     margin_m: float
 
 
+def _measured(normal_forces_n: ArrayLike | Callable[[], ArrayLike]) -> np.ndarray:
+    """(2,) the normal forces [N] of `SteppingLaw.update`'s argument (an array or a function returning one)."""
+    return np.asarray(normal_forces_n() if callable(normal_forces_n) else normal_forces_n, dtype=float)
+
+
 class SteppingLaw:
     """When, which foot and where to step, from the capture point (see the module docstring).
 
@@ -560,16 +566,16 @@ class SteppingLaw:
         self.timing_clipped = False
         self.adjustment = NO_ADJUSTMENT
         self.events: list[str] = []
-        self._support_cache: tuple[np.ndarray, np.ndarray] | None = None
+        self._support_cache: tuple[list[float], np.ndarray] | None = None
 
     # -- geometry ----------------------------------------------------------------------------
     def support_polygon(self, feet_xy: np.ndarray, feet_yaw: np.ndarray) -> np.ndarray:
         """(k, 2) hull of both soles' CoP rectangles (world); the last one is kept while the feet
         stay within 0.1 mm and 1 mrad of where they were (standing: every tick the same)."""
-        key = np.concatenate([np.asarray(feet_xy, dtype=float).ravel(), np.asarray(feet_yaw, dtype=float)])
+        key = [*np.asarray(feet_xy, dtype=float).ravel().tolist(), *np.asarray(feet_yaw, dtype=float).tolist()]
         cached = self._support_cache
-        if cached is not None and np.abs(cached[0] - key).max() < 1e-4:
-            return cached[1]
+        if cached is not None and all(abs(old - new) < 1e-4 for old, new in zip(cached[0], key, strict=True)):
+            return cached[1]  # (a scalar loop: numpy's per-call overhead on six numbers cost more every tick)
         corners = [_rectangle(feet_xy[i], float(feet_yaw[i]), self.cop_half_sizes) for i in range(2)]
         polygon = _hull(np.vstack(corners))
         self._support_cache = (key, polygon)
@@ -673,7 +679,10 @@ class SteppingLaw:
             capture_point: (2,) the measured instantaneous capture point, world [m].
             feet_position: (2, 3) the sole centres (left, right), world [m].
             feet_yaw: (2,) the soles' yaws [rad].
-            normal_forces_n: (2,) the feet's measured normal forces [N].
+            normal_forces_n: (2,) the feet's measured normal forces [N], or a function of no
+                arguments that returns them (called only when the law uses them: at a step's
+                decision and while a step is under way; a caller whose measurement costs time
+                passes one).
             max_normal_force_n: the foot contacts' own upper bound [N].
             allow_step: False: no new step is decided this tick (a step under way goes on).
         """
@@ -681,11 +690,11 @@ class SteppingLaw:
         xi = np.asarray(capture_point, dtype=float)
         feet = np.asarray(feet_position, dtype=float)
         yaw = np.asarray(feet_yaw, dtype=float)
-        forces = np.asarray(normal_forces_n, dtype=float)
         if self.phase == STANDING:
             if allow_step and self.needs_step(xi, feet[:, :2], yaw):
-                self._decide(time, xi, feet, yaw, forces, max_normal_force_n)
+                self._decide(time, xi, feet, yaw, _measured(normal_forces_n), max_normal_force_n)
             return
+        forces = _measured(normal_forces_n)
         swing = self.swing
         index = FEET.index(swing.foot)
         if swing.phase in (UNLOADING, SWING):

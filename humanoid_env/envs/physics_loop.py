@@ -11,7 +11,9 @@ released. A reference stage that reads the state only at some physics steps and 
 (``ReferenceStage.says_when_it_reads``, ``reads_state_at``: the walking stage, where its generator
 measures) splits the env step into segments: its steps are planned ahead up to the next one that
 reads the state, the loop runs the physics up to there, and the planning goes on from the state
-it reached. What needs Python inside an env step stops the loop at that step and resumes it: a QP
+it reached (a stage that reads it at every physics step and says so, the stepping law, gets
+segments of one step: the Python per step is its own, the physics and the tick compiled). What
+needs Python inside an env step stops the loop at that step and resumes it: a QP
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
 
@@ -19,7 +21,7 @@ The action modes: wbc (the controller's tick), torque (the action's torques) and
 at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
 runs the Python loop instead (``physics_loop="python"``, a part that reads the state at every
-physics step: a contact guard, a force loop, the stepping law, a scenario, estimation, actuation
+physics step without saying so: a contact guard, a force loop, a scenario, estimation, actuation
 delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 

@@ -89,7 +89,8 @@ class PushRecoveryTask(BalanceTask):
     def terminated(self, nonfinite: bool, forces: dict[str, np.ndarray], dt: float) -> bool:
         """Once per env step, after its physics: the goal follows the feet (``follow_feet``; at the
         env step's rate, so that the command reads no state within an env step and torque and pd
-        modes run the compiled physics loop)."""
+        modes run the compiled physics loop; wbc mode runs it one physics step at a time, the
+        stepping law reading the state at each)."""
         if not nonfinite:
             self.follow_feet(float(self.plant.data.time))
         return False

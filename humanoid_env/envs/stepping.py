@@ -184,6 +184,10 @@ def stepping_law(description: RobotDescription, settings: dict[str, Any], com_he
 class SteppingStage(ReferenceStage):
     """Runs the stepping law every physics step and writes its answer (see the module docstring).
 
+    It reads the state at every physics step and says so (``says_when_it_reads``), so the
+    compiled loop runs its env's physics steps one at a time, each planned from the state
+    reached (``humanoid_env.envs.physics_loop``), instead of sending the env to the Python loop.
+
     Args:
         plant: the plant (the soles' sites, the feet's measured forces).
         law: the stepping law.
@@ -194,6 +198,8 @@ class SteppingStage(ReferenceStage):
         step_block: the action's ``step`` slice (4: the law's adjustment, ``step_adjustment``),
             or None (the law's own choices).
     """
+
+    says_when_it_reads = True  # at every physics step (``reads_state_at``'s default)
 
     def __init__(self, plant: Plant, law: SteppingLaw, weight_n: float,
                  on_support_moved: Callable[[np.ndarray, float], None] | None = None,
@@ -235,9 +241,12 @@ class SteppingStage(ReferenceStage):
         com, velocity = context.sensed_com()
         self.capture_point = com[:2] + velocity[:2] / self.omega
         feet, yaws = sole_poses(self.plant)
-        forces = plant.contact_forces()
-        normal = np.array([forces[name][2] for name in FEET])
-        law.update(float(plant.data.time), self.capture_point, feet, yaws, normal, self.weight_n)
+
+        def normal_forces() -> np.ndarray:  # measured only when the law uses them (not while it stands)
+            forces = plant.contact_forces()
+            return np.array([forces[name][2] for name in FEET])
+
+        law.update(float(plant.data.time), self.capture_point, feet, yaws, normal_forces, self.weight_n)
         if "touch_down" in law.events:
             self.touch_downs.append(law.swing.touch_down)
         if "captured" in law.events or "gave_up" in law.events or ("decided" in law.events and self._midpoint is not None):
