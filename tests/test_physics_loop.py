@@ -67,9 +67,12 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         {"env_id": "HumanoidWBCPushRecovery-v0", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
         {"env_id": "HumanoidWBCPushRecovery-v0", "robot": "g1", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
         {"stepping": True, "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
+        # the wall's hand-force loop reads the measured force at every physics step
+        {"env_id": "HumanoidWBCWall-v0"},
+        {"env_id": "HumanoidWBCWall-v0", "robot": "g1"},
     ],
     ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7", "walk", "walk-g1", "walk-pd", "walk-heavy-pushes",
-         "push-recovery", "push-recovery-g1", "balance-stepping"],
+         "push-recovery", "push-recovery-g1", "balance-stepping", "wall", "wall-g1"],
 )  # fmt: skip
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
     steps = 300 if "env_id" in kwargs else 150  # walking: 6 s, a dozen steps or more
@@ -128,14 +131,16 @@ def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and
 
 @pytest.mark.parametrize(
     ("env_id", "mode", "reason"),
-    [("HumanoidWBCWall-v0", "wbc", "HandForceLoop"), ("HumanoidWBCSeesaw-v0", "wbc", "environment bodies"),
+    [("HumanoidWBCWall-v0", "wbc", None), ("HumanoidWBCSeesaw-v0", "wbc", "environment bodies"),
      ("HumanoidWBCSquare-v0", "torque", "command reads the state"), ("HumanoidWBCWall-v0", "torque", None),
      ("HumanoidWBCSeesaw-v0", "pd", None), ("HumanoidWBCWalk-v0", "wbc", None), ("HumanoidWBCWalk-v0", "pd", None)],
 )  # fmt: skip
 def test_what_runs_where_in_the_other_envs(env_id, mode, reason):
-    """The wall's and seesaw's wbc mode read the state within an env step (Python loop); their
-    torque and pd modes do not (compiled); the square's command says it may (Python in every mode);
-    the walk env's walking stage says at which steps it reads the state (compiled, in segments)."""
+    """The seesaw's wbc mode reads the board's state within an env step (Python loop); the wall's
+    hand-force loop reads the measured force at every physics step and says so (compiled, one
+    step at a time); their torque and pd modes read nothing (compiled); the square's command
+    says it may (Python in every mode); the walk env's walking stage says at which steps it
+    reads the state (compiled, in segments)."""
     env = gym.make(env_id, action_mode=mode).unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))

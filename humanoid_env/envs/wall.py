@@ -125,6 +125,8 @@ class HandForceDecoder(ReferenceStage):
     ``[0, hand_force_max_n]``, else ``(a + 1) / 2 * hand_force_max_n``; it moves at most
     ``hand_force_rate_limit_nps``."""
 
+    reads_state = False  # the action and the task's command only
+
     def __init__(self, config: WallTaskConfig, feedforward: bool, block: slice):
         self.config, self.feedforward, self.block = config, feedforward, block
         self.reset()
@@ -153,7 +155,13 @@ class HandForceLoop(ReferenceStage):
     """Integral force feedback on the measured hand force (a wrist force sensor's reading): the
     controller's target is the decoded one plus ``correction``, which integrates the error at
     ``hand_force_integral_gain`` [1/s] within ``+-hand_force_integral_limit_n``; the sum is
-    clipped to ``[0, hand_force_max_n]`` and tracked with weight ``hand_force_weight``."""
+    clipped to ``[0, hand_force_max_n]`` and tracked with weight ``hand_force_weight``.
+
+    It reads the measured force at every physics step and says so (``says_when_it_reads``), so
+    the compiled loop runs the wall's physics steps one at a time, each planned from the state
+    reached (``humanoid_env.envs.physics_loop``)."""
+
+    says_when_it_reads = True  # at every physics step (``reads_state_at``'s default)
 
     def __init__(self, config: WallTaskConfig, decoder: HandForceDecoder, measured: callable):
         self.config, self.decoder, self.measured = config, decoder, measured
