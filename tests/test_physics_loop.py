@@ -25,7 +25,7 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
     env = gym.make(env_id, physics_loop=loop, **kwargs).unwrapped
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    digest, obstacles, statuses = hashlib.sha256(), set(), {"relaxed": 0, "fallback": 0, "episodes": 1, "stepping": 0}
+    digest, obstacles, statuses = hashlib.sha256(), set(), {"relaxed": 0, "fallback": 0, "episodes": 1, "stepping": 0, "guarding": 0}
     for _ in range(steps):
         obs, reward, terminated, truncated, info = env.step(rng.uniform(-1.0, 1.0, env.action_space.shape))
         obstacles.add(env.physics_loop_obstacle)
@@ -41,6 +41,8 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         statuses["relaxed"] += info.get("wbc_relaxed", 0)
         statuses["fallback"] += info.get("wbc_fallbacks", 0)
         statuses["stepping"] += (info.get("stepping") or {}).get("phase", "standing") != "standing"  # env steps within a step
+        guard = getattr(env.actuation, "guard", None)
+        statuses["guarding"] += guard is not None and any(state != "supporting" for state in guard.state.values())  # a foot let go
         if terminated or truncated:
             env.reset()
             statuses["episodes"] += 1
@@ -67,12 +69,14 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         {"env_id": "HumanoidWBCPushRecovery-v0", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
         {"env_id": "HumanoidWBCPushRecovery-v0", "robot": "g1", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
         {"stepping": True, "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
+        # the contact guard reads the feet's forces and tilts at every physics step
+        {"contact_guard": True, "push_magnitude_n": (600.0, 1000.0), "push_interval_s": (0.2, 0.4), "push_duration_s": 0.2},
         # the wall's hand-force loop reads the measured force at every physics step
         {"env_id": "HumanoidWBCWall-v0"},
         {"env_id": "HumanoidWBCWall-v0", "robot": "g1"},
     ],
     ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7", "walk", "walk-g1", "walk-pd", "walk-heavy-pushes",
-         "push-recovery", "push-recovery-g1", "balance-stepping", "wall", "wall-g1"],
+         "push-recovery", "push-recovery-g1", "balance-stepping", "contact-guard", "wall", "wall-g1"],
 )  # fmt: skip
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
     steps = 300 if "env_id" in kwargs else 150  # walking: 6 s, a dozen steps or more
@@ -85,6 +89,8 @@ def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs)
         assert compiled[2]["stepping"] > 10
     elif kwargs.get("push_magnitude_n", (0.0,))[0] >= 150.0:  # the heavy pushes reached the loop's stops
         assert compiled[2]["relaxed"] > 0 and compiled[2]["episodes"] > 1
+    if kwargs.get("contact_guard"):  # the guard let a foot go
+        assert compiled[2]["guarding"] > 0
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # the 1e300 target in the float32 observation
@@ -118,7 +124,6 @@ def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
     [
         ({"physics_loop": "python"}, "physics_loop='python'"),
         ({"estimation": "moderate"}, "estimation"),
-        ({"contact_guard": True}, "contact guard"),
         ({"goal_follows_feet": True}, "command reads the state"),
     ],
 )

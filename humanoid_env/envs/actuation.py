@@ -196,27 +196,34 @@ class WbcActuation(Actuation):
         if dt > 0:
             if self.scenario is not None:
                 self.scenario.update_controller(references, context, time, dt)
-            if self.guard is not None:
-                self.guard.planned = self.task.planned_contacts()
-                forces = self.plant.contact_forces()
-                self.guard.update(dt, self.plant.sole_tilts(self.task.support_normal(), forces))
+            self._guard(dt)
         references.evaluate(time)
         references.write(self.controller)
 
+    def _guard(self, dt: float) -> None:
+        """The contact guard's tick (if there is one): the feet's measured forces and tilts now."""
+        if self.guard is not None:
+            self.guard.planned = self.task.planned_contacts()
+            forces = self.plant.contact_forces()
+            self.guard.update(dt, self.plant.sole_tilts(self.task.support_normal(), forces))
+
     def plan_references(self, context, time: float, dt: float, action: np.ndarray) -> None:
         """The references of one physics step of ``dt`` [s] at ``time`` [s] without writing them
-        (the compiled loop hands them to the core): the reference chain and the segments' values.
-        Only for an episode without a scenario or contact guard (they read the state)."""
+        (the compiled loop hands them to the core): the reference chain, the contact guard and the
+        segments' values. Only for an episode without a scenario (it reads the state and drives
+        the controller itself)."""
         references = self.references
         context.time = time
         for stage in self.task.reference_chain:
             stage.update(references, context, action, dt)
+        if dt > 0:
+            self._guard(dt)
         references.evaluate(time)
 
     def reads_state_at(self, time: float) -> bool:
-        """Whether the reference chain's update at ``time`` [s] reads the simulated state (the
-        compiled loop plans ahead up to such a step)."""
-        return any(stage.reads_state_at(time) for stage in self.task.reference_chain)
+        """Whether the reference chain's update at ``time`` [s] reads the simulated state, or the
+        contact guard does (at every physics step): the compiled loop plans ahead up to such a step."""
+        return self.guard is not None or any(stage.reads_state_at(time) for stage in self.task.reference_chain)
 
     def compute(self, q: np.ndarray, v: np.ndarray, body_states=None):
         """One controller tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may

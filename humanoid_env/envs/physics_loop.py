@@ -21,7 +21,7 @@ The action modes: wbc (the controller's tick), torque (the action's torques) and
 at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
 runs the Python loop instead (``physics_loop="python"``, a part that reads the state at every
-physics step without saying so: a contact guard, a force loop, a scenario, estimation, actuation
+physics step without saying so: a scenario, estimation, actuation
 delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 
@@ -99,8 +99,6 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return f"{type(actuation).__name__} has no compiled form"
     if _replaced(actuation, WbcActuation):
         return f"WbcActuation.{_replaced(actuation, WbcActuation)} is replaced (an instrumented run)"
-    if actuation.guard is not None:
-        return "the contact guard reads the contact forces at every physics step"
     if actuation.body_states is not None or actuation.on_result is not None:
         return "the task reads the controller's environment bodies or its results at every physics step"
     readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state and not stage.says_when_it_reads]
@@ -317,7 +315,7 @@ class CompiledPhysics:
         references = wbc.references
         return (
             len(task.reference_chain) == 1 and self.feet is not None and references.com.segment is None
-            and not self.frame_names
+            and not self.frame_names and wbc.guard is None
         )  # fmt: skip
 
     def _plan_standing(self, action: np.ndarray, time: float, dt: float, k: int) -> None:
