@@ -327,6 +327,10 @@ NB_MODULE(_core, m) {
           },
           "The relaxed QP of the last build: (status, x, tau, iterations).")
       .def_prop_ro("relaxed", &Controller::relaxed, "Whether the last tick solved the relaxed QP.")
+      .def(
+          "last_tick", [](const Controller& c) { return nb::make_tuple(c.x(), c.tau(), c.iterations(), c.timings().solve, c.relaxed()); },
+          "The last tick's (x, tau, iterations, solve_time_us, relaxed), as compute() returned them (a tick the "
+          "physics loop ran).")
       .def_prop_ro("contact_slack", &Controller::contact_slack,
                    "(nf) the relaxed solution's J qdd + Jdot v per active contact, in force order.")
       .def_prop_ro("row_layout",

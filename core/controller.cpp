@@ -323,6 +323,16 @@ void Controller::set_references(const StepReferences& references) {
     if (r.active && !task(r.task).ready(na_))
       throw std::invalid_argument("task " + std::to_string(r.task) + " cannot be switched on before its gains are set");
   }
+  for (const BodyRestReference& r : references.body_rests) {
+    const auto* rest = dynamic_cast<const BodyRestTask*>(&task(r.task));
+    const std::string what = "task " + std::to_string(r.task);
+    if (rest == nullptr) throw std::invalid_argument(what + " is not a body rest task");
+    if (!rest->configured) throw std::invalid_argument(what + ": its body is not set yet (set_body_rest)");
+    if (r.target.size() != body_dof(rest->body))
+      throw std::invalid_argument(what + ": body rest target must have the body's " + std::to_string(body_dof(rest->body)) +
+                                  " coordinates, got " + std::to_string(r.target.size()));
+    if (!r.target.allFinite()) throw std::invalid_argument(what + ": body rest target must be finite");
+  }
   auto& com = static_cast<ComTask&>(*tasks_[com_task_]);
   com.position = references.com_position;
   com.velocity = references.com_velocity;
@@ -356,6 +366,11 @@ void Controller::set_references(const StepReferences& references) {
     auto& orientation = static_cast<OrientationTask&>(*tasks_[r.task]);
     orientation.active = r.active;
     orientation.target = r.target;
+  }
+  for (const BodyRestReference& r : references.body_rests) {
+    auto& rest = static_cast<BodyRestTask&>(*tasks_[r.task]);
+    rest.active = r.active;
+    rest.target = r.target;
   }
 }
 

@@ -171,7 +171,9 @@ NB_MODULE(_physics, m) {
              const Array<double>& force_weight, const std::vector<int>& frame_tasks, const Array<bool>& frame_active,
              const Array<double>& frame_position, const Array<double>& frame_velocity,
              const std::vector<int>& orientation_tasks, const Array<bool>& orientation_active,
-             const Array<double>& orientation_target, const Array<double>& push, int first, int k, int warnings_at_reset) {
+             const Array<double>& orientation_target, const std::vector<int>& rest_tasks, const Array<bool>& rest_active,
+             const Array<double>& rest_target, const Array<double>& body_s, const Array<double>& body_s_dot,
+             const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -196,15 +198,34 @@ NB_MODULE(_physics, m) {
               if (t < 0 || t >= controller.n_tasks()) throw nb::index_error(("task " + std::to_string(t) + " out of range").c_str());
             r.orientation_active = checked("orientation_active", orientation_active, {rows, no});
             r.orientation_target = checked("orientation_target", orientation_target, {rows, no, 3, 3});
+            r.rest_tasks = rest_tasks;
+            std::size_t rest_width = 0;
+            for (int t : rest_tasks) {
+              if (t < 0 || t >= controller.n_tasks()) throw nb::index_error(("task " + std::to_string(t) + " out of range").c_str());
+              const auto* rest = dynamic_cast<const wbc::BodyRestTask*>(&controller.task(t));
+              if (rest == nullptr || !rest->configured)
+                value_error("task " + std::to_string(t) + " is not a body rest task with its body set");
+              r.rest_dofs.push_back(controller.body_dof(rest->body));
+              rest_width += static_cast<std::size_t>(r.rest_dofs.back());
+            }
+            r.rest_active = checked("rest_active", rest_active, {rows, rest_tasks.size()});
+            r.rest_target = checked("rest_target", rest_target, {rows, rest_width});
+            std::size_t ns = 0;
+            for (int b = 0; b < controller.n_bodies(); ++b) ns += static_cast<std::size_t>(controller.body_dof(b));
+            r.body_dof = static_cast<int>(ns);
+            r.body_s = checked("body_s", body_s, {rows, ns});
+            r.body_s_dot = checked("body_s_dot", body_s_dot, {rows, ns});
             const double* forces = checked("push", push, {rows, 3});
             return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
           "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
-          "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
-          "Physics steps first .. k-1 under the controller, each with its row of references and push "
-          "(the GIL released): (LoopStop, steps done).")
+          "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "push"_a, "first"_a, "k"_a,
+          "warnings_at_reset"_a,
+          "Physics steps first .. k-1 under the controller, each with its row of references (the body rest tasks' "
+          "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies) and of "
+          "push (the GIL released): (LoopStop, steps done).")
       .def(
           "run_torques",
           [](BoundLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,

@@ -88,8 +88,11 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
-    if (controller->n_bodies() != 0)
-      throw std::invalid_argument("the compiled loop does not run a controller with environment bodies");
+    int body_dof = 0;
+    for (int b = 0; b < controller->n_bodies(); ++b) body_dof += controller->body_dof(b);
+    if (body_dof != references->body_dof || (body_dof > 0 && (references->body_s == nullptr || references->body_s_dot == nullptr)))
+      throw std::invalid_argument("the environment bodies' sensed state must have " + std::to_string(body_dof) +
+                                  " coordinates per step, got " + std::to_string(references->body_dof));
     if (controller->nq() != q_.size() || controller->nv() != v_.size() || controller->na() != na())
       throw std::invalid_argument("the controller's sizes (nq, nv, na) do not match the loop's layout");
   } else if (torques == nullptr && pd == nullptr) {
@@ -101,10 +104,14 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
   const int nc = controller != nullptr ? controller->n_contacts() : 0;
   const int nt = references != nullptr ? static_cast<int>(references->frame_tasks.size()) : 0;
   const int no = references != nullptr ? static_cast<int>(references->orientation_tasks.size()) : 0;
+  const int nr = references != nullptr ? static_cast<int>(references->rest_tasks.size()) : 0;
+  int rest_width = 0;
+  for (int t = 0; t < nr; ++t) rest_width += references->rest_dofs[t];
   if (controller != nullptr) {
     step_references_.contacts.resize(nc);
     step_references_.frames.resize(nt);
     step_references_.orientations.resize(no);
+    step_references_.body_rests.resize(nr);
   }
   const int na = this->na();
   mjtNum* push_force = d_->xfrc_applied + 6 * layout_.push_body;
@@ -134,11 +141,19 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
         s.orientations[t] = {r.orientation_tasks[t], r.orientation_active[at],
                              Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(r.orientation_target + 9 * at)};
       }
+      for (int t = 0, at = rest_width * i; t < nr; at += r.rest_dofs[t], ++t)
+        s.body_rests[t] = {r.rest_tasks[t], r.rest_active[nr * i + t], Eigen::Map<const VectorXd>(r.rest_target + at, r.rest_dofs[t])};
       controller->set_references(s);
       to_pinocchio();
       const auto start = std::chrono::steady_clock::now();
       try {
-        status_ = controller->compute(q_, v_, no_bodies_, no_bodies_);
+        if (r.body_dof > 0) {
+          const Eigen::Map<const VectorXd> s(r.body_s + static_cast<Eigen::Index>(r.body_dof) * i, r.body_dof);
+          const Eigen::Map<const VectorXd> s_dot(r.body_s_dot + static_cast<Eigen::Index>(r.body_dof) * i, r.body_dof);
+          status_ = controller->compute(q_, v_, s, s_dot);
+        } else {
+          status_ = controller->compute(q_, v_, no_bodies_, no_bodies_);
+        }
       } catch (const std::exception& err) {  // the state was rejected before anything was computed
         error_ = err.what();
         return LoopStop::kInvalidState;

@@ -68,6 +68,13 @@ struct PlannedReferences {
   std::vector<int> orientation_tasks;        // (no) task indices
   const bool* orientation_active = nullptr;  // (k, no)
   const double* orientation_target = nullptr;  // (k, no, 3, 3) rotation matrices, row-major
+  std::vector<int> rest_tasks;               // (nr) body rest task indices
+  std::vector<int> rest_dofs;                // (nr) each one's body's coordinates
+  const bool* rest_active = nullptr;         // (k, nr)
+  const double* rest_target = nullptr;       // (k, sum of rest_dofs) their targets, concatenated
+  int body_dof = 0;                          // ns: the environment bodies' coordinates, all bodies
+  const double* body_s = nullptr;            // (k, ns) the bodies' sensed coordinates at each step
+  const double* body_s_dot = nullptr;        // (k, ns) and their rates
 };
 
 class PhysicsLoop {

@@ -1,7 +1,7 @@
 // One physics step's references as one value, written into a controller in one call: the C++ form
 // of wbc_layer.references.References (the CoM task's reference; each contact's activity, normal-force
 // bounds and normal-force target; the frame-position tasks' references; the orientation tasks'
-// activity and target). A loop that runs the physics
+// activity and target; the environment bodies' rest tasks' activity and target). A loop that runs the physics
 // steps in compiled code (issue 41) fills one of these per step and hands it over without Python;
 // Controller::set_references leaves the controller as References.write through the Python setters
 // would (tests/test_references.py).
@@ -38,6 +38,13 @@ struct OrientationReference {
   Matrix3d target = Matrix3d::Identity();  // a rotation matrix, world axes
 };
 
+/// An environment body's rest task's references.
+struct BodyRestReference {
+  int task = -1;  // the controller's task index (a BodyRestTask)
+  bool active = false;
+  VectorXd target;  // (the body's coordinates) where its rest task draws them
+};
+
 struct StepReferences {
   Vector3d com_position = Vector3d::Zero();      // [m] world
   Vector3d com_velocity = Vector3d::Zero();      // [m/s]
@@ -45,6 +52,7 @@ struct StepReferences {
   std::vector<ContactReference> contacts;        // one per contact, in the controller's order
   std::vector<FrameReference> frames;
   std::vector<OrientationReference> orientations;
+  std::vector<BodyRestReference> body_rests;
 };
 
 /// Where one contact's references go in the controller: the rows of its h holding the normal-force

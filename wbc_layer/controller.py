@@ -376,6 +376,12 @@ class WholeBodyController:
         self.robot.defer_update(q, v)  # reading self.robot after the tick gives this state
         if status != "solved":
             raise QPSolveError(status, self.compiled.problem(), None)
+        return self.solved_result(x, tau, iterations, solve_time_us, slack)
+
+    def solved_result(self, x: np.ndarray, tau: np.ndarray, iterations: int, solve_time_us: float,
+                      slack: dict[str, np.ndarray]) -> WBCResult:  # fmt: skip
+        """The ``WBCResult`` of a solved tick from the core's solution ``x`` (nx), torques ``tau``
+        (na) [N m], iterations, solve time [us] and contact slack (empty unless relaxed)."""
         forces = {name: x[rows] for name, rows in self._force_slices}
         body_accelerations = {name: x[rows] for name, rows in self._body_slices}
         return WBCResult(

@@ -11,8 +11,10 @@ released. A reference stage that reads the state only at some physics steps and 
 (``ReferenceStage.says_when_it_reads``, ``reads_state_at``: the walking stage, where its generator
 measures) splits the env step into segments: its steps are planned ahead up to the next one that
 reads the state, the loop runs the physics up to there, and the planning goes on from the state
-it reached (a stage that reads it at every physics step and says so, the stepping law, gets
-segments of one step: the Python per step is its own, the physics and the tick compiled). What
+it reached (a part that reads it at every physics step and says so gets segments of one step, the
+Python per step its own, the tick and the physics compiled: the stepping law, the wall's
+hand-force loop, the contact guard, the seesaw's board law and the board's sensed state, handed to
+each tick as rows, its predicted acceleration read back through ``on_result``). What
 needs Python inside an env step stops the loop at that step and resumes it: a QP
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
@@ -38,7 +40,7 @@ from humanoid_env.sim_bridge import SimBridge
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.controller import WholeBodyController
 from wbc_layer.errors import InvalidStateError
-from wbc_layer.tasks import OrientationTask
+from wbc_layer.tasks import BodyRestTask, OrientationTask
 
 if TYPE_CHECKING:
     from humanoid_env.envs.base import HumanoidWBCBaseEnv
@@ -99,8 +101,6 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return f"{type(actuation).__name__} has no compiled form"
     if _replaced(actuation, WbcActuation):
         return f"WbcActuation.{_replaced(actuation, WbcActuation)} is replaced (an instrumented run)"
-    if actuation.body_states is not None or actuation.on_result is not None:
-        return "the task reads the controller's environment bodies or its results at every physics step"
     readers = [type(stage).__name__ for stage in env.task.reference_chain if stage.reads_state and not stage.says_when_it_reads]
     if readers:
         return f"reference stages that read the state at every physics step: {readers}"
@@ -111,8 +111,8 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
     if tick.uses_python_rows():
         return "the controller has parts computed in Python (a rows task, a user contact or body, daqp)"
     for name, entry in actuation.references.tasks.items():
-        if entry.point is None and not (type(controller.tasks[name]) is OrientationTask and entry.target is not None):
-            return "a task reference other than a frame's position or an orientation's target"
+        if entry.point is None and not (type(controller.tasks[name]) in (OrientationTask, BodyRestTask) and entry.target is not None):
+            return "a task reference other than a frame's position, an orientation's target or a body rest target"
     return None
 
 
@@ -159,7 +159,12 @@ class CompiledPhysics:
         self.contact_entries = [references.contacts[name] for name in tick.contact_index]
         self.frame_names = [name for name, entry in references.tasks.items() if entry.point is not None]
         self.frame_tasks = [tick.task_index[name] for name in self.frame_names]
-        self.orientation_names = [name for name, entry in references.tasks.items() if entry.point is None]
+        controller_tasks = actuation.controller.tasks
+        self.rest_names = [name for name, entry in references.tasks.items() if type(controller_tasks[name]) is BodyRestTask]
+        self.rest_tasks = [tick.task_index[name] for name in self.rest_names]
+        self.orientation_names = [
+            name for name, entry in references.tasks.items() if entry.point is None and name not in self.rest_names
+        ]
         self.orientation_tasks = [tick.task_index[name] for name in self.orientation_names]
         nc, nt, no = len(self.contact_entries), len(self.frame_tasks), len(self.orientation_tasks)
         self.com = np.zeros((3, k, 3))  # position, velocity, acceleration
@@ -174,6 +179,12 @@ class CompiledPhysics:
         self.frame_velocity = np.zeros((k, nt, 3))
         self.orientation_active = np.zeros((k, no), dtype=bool)
         self.orientation_target = np.zeros((k, no, 3, 3))
+        self.rest_active = np.zeros((k, len(self.rest_names)), dtype=bool)
+        self.rest_target = np.zeros((k, sum(len(references.tasks[name].target) for name in self.rest_names)))
+        bodies = actuation.controller.bodies.values() if actuation.body_states is not None else ()
+        ns = sum(len(body.s) for body in bodies)
+        self.body_s = np.zeros((k, ns))  # the environment bodies' sensed coordinates per step
+        self.body_s_dot = np.zeros((k, ns))
         names = [entry.name for entry in self.contact_entries]
         self.feet = (names.index("left_foot"), names.index("right_foot")) if {"left_foot", "right_foot"} <= set(names) else None
 
@@ -194,6 +205,22 @@ class CompiledPhysics:
             entry = tasks[name]
             self.orientation_active[i, t] = entry.active
             self.orientation_target[i, t] = entry.target
+        at = 0
+        for t, name in enumerate(self.rest_names):
+            entry = tasks[name]
+            self.rest_active[i, t] = entry.active
+            self.rest_target[i, at : at + len(entry.target)] = entry.target
+            at += len(entry.target)
+
+    def _record_bodies(self, i: int, wbc: WbcActuation) -> None:
+        """Row ``i`` of the bodies' sensed state: the task's ``body_states`` now, handed to the
+        controller's Python bodies as ``compute`` would (they then hold what the core is given)."""
+        data = self.env.plant.data
+        controller = wbc.controller
+        controller._update_bodies(wbc.body_states(data.qpos, data.qvel))
+        bodies = controller.bodies.values()
+        self.body_s[i] = np.concatenate([body.s for body in bodies])
+        self.body_s_dot[i] = np.concatenate([body.s_dot for body in bodies])
 
     def _record_contacts(self, rows: int | slice) -> None:
         """The contacts' references as they are now into ``rows`` of the buffers (a row, or all)."""
@@ -235,6 +262,8 @@ class CompiledPhysics:
             if first == planned:
                 planned = self._plan_ahead(action, wbc, k)
             stop, done = self._run(loop, wbc, first, planned, warnings)
+            if wbc is not None and wbc.on_result is not None and done > first:  # one step (it reads the state at each)
+                self._hand_result(wbc)
             statuses.extend(["solved" if wbc is not None else "off"] * (done - first))
             solve_times.extend(loop.solve_us[first:done].tolist())
             ran = first = done
@@ -279,6 +308,14 @@ class CompiledPhysics:
             wbc.controller.mirror_references(wbc.references)  # the Python objects hold what the core holds
         return effort
 
+    def _hand_result(self, wbc: WbcActuation) -> None:
+        """The task's ``on_result`` with the ``WBCResult`` of the step just run (as the Python loop
+        calls it after each tick)."""
+        controller = wbc.controller
+        tick = controller.compiled
+        x, tau, iterations, solve_us, relaxed = tick.core.last_tick()
+        wbc.on_result(controller.solved_result(x, tau, iterations, solve_us, tick.contact_slack() if relaxed else {}))
+
     def _plan_ahead(self, action: np.ndarray, wbc: WbcActuation | None, k: int) -> int:
         """What the Python loop does at each physics step before the tick, ahead, from the next
         step not planned (``self._next``: its index, its time, whether its command and push are
@@ -301,6 +338,8 @@ class CompiledPhysics:
                     return i
                 wbc.plan_references(context, time, dt, action)
                 self._record(i, wbc.references)
+                if wbc.body_states is not None:  # read now: a step whose references read the state
+                    self._record_bodies(i, wbc)
             time += dt
         return k
 
@@ -315,7 +354,7 @@ class CompiledPhysics:
         references = wbc.references
         return (
             len(task.reference_chain) == 1 and self.feet is not None and references.com.segment is None
-            and not self.frame_names and wbc.guard is None
+            and not self.frame_names and wbc.guard is None and wbc.body_states is None and wbc.on_result is None
         )  # fmt: skip
 
     def _plan_standing(self, action: np.ndarray, time: float, dt: float, k: int) -> None:
@@ -371,5 +410,6 @@ class CompiledPhysics:
             self.min_normal_force[:end], self.max_normal_force[:end], self.track_force[:end], self.force_target[:end],
             self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
             self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
+            self.rest_tasks, self.rest_active[:end], self.rest_target[:end], self.body_s[:end], self.body_s_dot[:end],
             push, first, end, warnings,
         )  # fmt: skip

@@ -136,7 +136,13 @@ class BoardTiltShaper(ReferenceStage):
     [`SeesawTask.board_balance_target`][humanoid_env.envs.seesaw.SeesawTask.board_balance_target]), plus the
     policy's offset from the action block ``board_tilt`` (``a * board_tilt_action_rad``,
     low-passed with ``com_offset_filter_s``), clipped to 0.9 ``max_board_tilt_rad``, written
-    into the board's rest task."""
+    into the board's rest task.
+
+    It reads the board's and the robot's state at every physics step and says so
+    (``says_when_it_reads``), so the compiled loop runs the seesaw's physics steps one at a time,
+    each planned from the state reached (``humanoid_env.envs.physics_loop``)."""
+
+    says_when_it_reads = True  # at every physics step (``reads_state_at``'s default)
 
     def __init__(self, task: SeesawTask, filter_s: float, block: slice | None):
         self.task, self.filter_s, self.block = task, filter_s, block
