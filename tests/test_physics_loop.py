@@ -196,6 +196,39 @@ def test_the_loop_refuses_what_does_not_fit_and_names_it():
     assert np.array_equal(env.data.qpos, before) and np.isfinite(env.data.ctrl).all()
 
 
+@pytest.mark.parametrize("env_id", ["HumanoidWBC-v0", "HumanoidWBCSeesaw-v0"])
+def test_the_loop_refuses_body_rows_that_do_not_fit_the_controller(env_id):
+    """The environment bodies' state rows must have the controller's body coordinates (none
+    without bodies), and a body rest row must name a body rest task: a clear error, nothing run."""
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape))  # the env's compiled loop and its row buffers
+    physics = env._compiled_physics
+    wbc = env.actuation
+    ns = physics.body_s.shape[1]
+    assert ns == (1 if env_id == "HumanoidWBCSeesaw-v0" else 0)
+
+    def run(**rows):
+        p = physics
+        args = dict(rest_tasks=p.rest_tasks, rest_active=p.rest_active[:1], rest_target=p.rest_target[:1], body_s=p.body_s[:1],
+                    body_s_dot=p.body_s_dot[:1])  # fmt: skip
+        args.update(rows)
+        return p._physics_loop().run_controller(
+            wbc.controller.compiled.core, p.com[0, :1], p.com[1, :1], p.com[2, :1], p.active[:1], p.min_normal_force[:1],
+            p.max_normal_force[:1], p.track_force[:1], p.force_target[:1], p.force_weight[:1], p.frame_tasks, p.frame_active[:1],
+            p.frame_position[:1], p.frame_velocity[:1], p.orientation_tasks, p.orientation_active[:1],
+            p.orientation_target[:1], push=np.zeros((1, 3)), first=0, k=1, warnings_at_reset=0, **args,
+        )  # fmt: skip
+
+    before = env.data.qpos.copy()
+    with pytest.raises(ValueError, match=rf"body_s must have shape \(1, {ns}\), got \(1, {ns + 1}\)"):
+        run(body_s=np.zeros((1, ns + 1)))
+    com_task = wbc.controller.compiled.task_index["com"]
+    with pytest.raises(ValueError, match=f"task {com_task} is not a body rest task"):
+        run(rest_tasks=[com_task], rest_active=np.zeros((1, 1), dtype=bool), rest_target=np.zeros((1, 1)))
+    assert np.array_equal(env.data.qpos, before)
+
+
 def test_the_loop_was_compiled_against_the_mujoco_it_calls():
     assert _physics.MUJOCO_VERSION_COMPILED == _physics.mujoco_version_loaded() == mujoco.mj_version()
 
