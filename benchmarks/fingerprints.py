@@ -11,7 +11,7 @@ The cases: every env in every action mode on both robots with seeded random acti
 by default); each shipped policy's actions; and further settings on one env each (estimation,
 randomisation, leg odometry, the contact guard, the scripted scenarios, DAQP,
 proxsuite, the rigid seesaw, heavy pushes, the stepping law; walking with estimation and with
-heavy pushes; push recovery with heavy pushes). Each runs ``--steps`` env steps (default 1000),
+heavy pushes; push recovery with heavy pushes; the feet-following goal, with and without stepping). Each runs ``--steps`` env steps (default 1000),
 resetting after a fall or a time limit, so every case that falls shows a reset after a fall.
 
     python -m benchmarks.fingerprints --out after.json              # record this tree
@@ -39,7 +39,8 @@ import numpy as np
 
 from training import jsonio
 
-ENVS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWalk-v0", "HumanoidWBCPushRecovery-v0")
+ENVS = ("HumanoidWBC-v0", "HumanoidWBCWall-v0", "HumanoidWBCSeesaw-v0", "HumanoidWBCWalk-v0", "HumanoidWBCPushRecovery-v0",
+        "HumanoidWBCSquare-v0")
 MODES = ("wbc", "torque", "pd")
 ROBOTS = ("hubo_lite", "g1")
 SEED = 0
@@ -63,6 +64,9 @@ SETTINGS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "scripted_seesaw_push": ("HumanoidWBCSeesaw-v0", {}, "push"),
     "scripted_seesaw_sine": ("HumanoidWBCSeesaw-v0", {}, "sine"),
     "stepping": ("HumanoidWBC-v0", {"stepping": True, "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)}, None),
+    "goal_follows_feet": ("HumanoidWBC-v0", {"goal_follows_feet": True}, None),
+    "goal_follows_feet_stepping": ("HumanoidWBC-v0", {"goal_follows_feet": True, "stepping": True, "push_magnitude_n": (150.0, 260.0),
+                                                      "push_interval_s": (1.0, 2.0)}, None),  # fmt: skip
     "push_recovery_heavy_pushes": ("HumanoidWBCPushRecovery-v0", {"push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)}, None),
     "walk_estimation": ("HumanoidWBCWalk-v0", {"estimation": "moderate"}, None),
     "walk_heavy_pushes": ("HumanoidWBCWalk-v0", {"push_magnitude_n": (150.0, 300.0), "push_interval_s": (0.5, 1.0)}, None),

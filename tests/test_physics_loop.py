@@ -78,10 +78,14 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         {"env_id": "HumanoidWBCSeesaw-v0"},
         {"env_id": "HumanoidWBCSeesaw-v0", "robot": "g1"},
         {"env_id": "HumanoidWBCSeesaw-v0", "seesaw_model": "rigid"},
+        # commands that read the state at every physics step: each step's command waits for it
+        {"env_id": "HumanoidWBCSquare-v0"},
+        {"env_id": "HumanoidWBCSquare-v0", "action_mode": "torque"},
+        {"goal_follows_feet": True, "stepping": True, "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
     ],
     ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7", "walk", "walk-g1", "walk-pd", "walk-heavy-pushes",
          "push-recovery", "push-recovery-g1", "balance-stepping", "contact-guard", "wall", "wall-g1",
-         "seesaw", "seesaw-g1", "seesaw-rigid"],
+         "seesaw", "seesaw-g1", "seesaw-rigid", "square", "square-torque", "feet-following-stepping"],
 )  # fmt: skip
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
     steps = 300 if "env_id" in kwargs else 150  # walking: 6 s, a dozen steps or more
@@ -129,7 +133,6 @@ def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
     [
         ({"physics_loop": "python"}, "physics_loop='python'"),
         ({"estimation": "moderate"}, "estimation"),
-        ({"goal_follows_feet": True}, "command reads the state"),
     ],
 )
 def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and_say_why(kwargs, reason):
@@ -140,24 +143,21 @@ def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and
 
 
 @pytest.mark.parametrize(
-    ("env_id", "mode", "reason"),
-    [("HumanoidWBCWall-v0", "wbc", None), ("HumanoidWBCSeesaw-v0", "wbc", None),
-     ("HumanoidWBCSquare-v0", "torque", "command reads the state"), ("HumanoidWBCWall-v0", "torque", None),
-     ("HumanoidWBCSeesaw-v0", "pd", None), ("HumanoidWBCWalk-v0", "wbc", None), ("HumanoidWBCWalk-v0", "pd", None)],
+    ("env_id", "mode"),
+    [("HumanoidWBCWall-v0", "wbc"), ("HumanoidWBCSeesaw-v0", "wbc"), ("HumanoidWBCSquare-v0", "wbc"), ("HumanoidWBCSquare-v0", "torque"),
+     ("HumanoidWBCWall-v0", "torque"), ("HumanoidWBCSeesaw-v0", "pd"), ("HumanoidWBCWalk-v0", "wbc"), ("HumanoidWBCWalk-v0", "pd"),
+     ("HumanoidWBCPushRecovery-v0", "wbc")],
 )  # fmt: skip
-def test_what_runs_where_in_the_other_envs(env_id, mode, reason):
-    """The seesaw's wbc mode (the board's sensed state handed to each tick, its predicted
-    acceleration read back, the board-tilt law) and the wall's hand-force loop read the state at
-    every physics step and say so (compiled, one step at a time); their torque and pd modes read
-    nothing (compiled); the square's command says it may (Python in every mode); the walk env's
-    walking stage says at which steps it reads the state (compiled, in segments)."""
+def test_every_task_runs_the_compiled_loop(env_id, mode):
+    """Every task in its modes runs the compiled loop: whole env steps where nothing reads the
+    state within one; in segments where a part says at which steps it reads it (the walking
+    stage); one physics step at a time where a part reads it at every step and says so (the
+    wall's hand-force loop; the seesaw's board state, predicted acceleration and law; the stepping
+    law; the square's command, which waits for each step's state)."""
     env = gym.make(env_id, action_mode=mode).unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
-    if reason is None:
-        assert env.physics_loop_obstacle is None
-    else:
-        assert reason in env.physics_loop_obstacle
+    assert env.physics_loop_obstacle is None
 
 
 def test_the_loop_refuses_what_does_not_fit_and_names_it():

@@ -14,7 +14,8 @@ reads the state, the loop runs the physics up to there, and the planning goes on
 it reached (a part that reads it at every physics step and says so gets segments of one step, the
 Python per step its own, the tick and the physics compiled: the stepping law, the wall's
 hand-force loop, the contact guard, the seesaw's board law and the board's sensed state, handed to
-each tick as rows, its predicted acceleration read back through ``on_result``). What
+each tick as rows, its predicted acceleration read back through ``on_result``; a task's command
+that reads the state, each step's command then waiting for its state too). What
 needs Python inside an env step stops the loop at that step and resumes it: a QP
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
@@ -92,8 +93,6 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
         return "actuation delay"
     if env.scenario is not None:
         return "a scripted scenario"
-    if env.task.command_reads_state():
-        return "the task's command reads the state at every physics step"
     actuation = env.actuation
     if type(actuation) in (TorqueActuation, PDActuation):
         return None if not _replaced(actuation, type(actuation)) else "the actuation's torques are replaced (an instrumented run)"
@@ -320,14 +319,20 @@ class CompiledPhysics:
         """What the Python loop does at each physics step before the tick, ahead, from the next
         step not planned (``self._next``: its index, its time, whether its command and push are
         made) until a step whose reference stages read the state (``reads_state_at``: its command
-        and push are made, its references wait until the physics has run up to it) or ``k``;
-        returns the steps planned (the rows ``:i`` hold them)."""
+        and push are made, its references wait until the physics has run up to it), or any step
+        after the first when the task's command reads the state (``command_reads_state``: its
+        command, push and references all wait), or ``k``; returns the steps planned (the rows
+        ``:i`` hold them)."""
         env = self.env
         task, context, rng, pushes = env.task, env.context, env.np_random, env.plant.pushes
         command, dt = task.command, env.plant.dt_physics
+        command_reads = task.command_reads_state()  # then each step's command waits for its state, too
         first, time, commanded = self._next
         for i in range(first, k):
             if not commanded:
+                if i > first and command_reads:
+                    self._next = (i, time, False)
+                    return i
                 task.update_command(rng, time, dt)
                 command.evaluate(time)
                 self.push[i] = pushes.update(rng, time)
@@ -347,7 +352,7 @@ class CompiledPhysics:
         """Whether the env step's references are the gliding CoM target and the standing decoder
         alone (the balance task's), which run in C++ for all its physics steps at once."""
         command = task.command
-        if not task.command_glides or command.follows_segment():
+        if not task.command_glides or command.follows_segment() or task.command_reads_state():
             return False
         if wbc is None:
             return True
