@@ -58,14 +58,22 @@ struct BoundLoop : PhysicsLoop {
   nb::object model, data;
 };
 
+/// The sensed-state rows: (k, nq) and (k, nv) arrays, or both of size 0 (the simulator's own state).
+wbc::SensedState sensed_rows(BoundLoop& loop, const Array<double>& qpos, const Array<double>& qvel, int k) {
+  if (qpos.size() == 0 && qvel.size() == 0) return {};
+  const std::size_t rows = static_cast<std::size_t>(k);
+  return {checked("sensed_qpos", qpos, {rows, static_cast<std::size_t>(loop.model_nq())}),
+          checked("sensed_qvel", qvel, {rows, static_cast<std::size_t>(loop.model_nv())})};
+}
+
 /// loop.run with the GIL released: (LoopStop, steps done); its std::invalid_argument as ValueError.
 nb::tuple run_released(BoundLoop& loop, Controller* controller, const wbc::PlannedReferences* references,
                        const double* torques, const double* push, int first, int k, int warnings_at_reset,
-                       const wbc::PdGains* pd = nullptr) {
+                       const wbc::PdGains* pd = nullptr, const wbc::SensedState* sensed = nullptr) {
   LoopStop stop;
   try {
     nb::gil_scoped_release release;
-    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd);
+    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed);
   } catch (const std::invalid_argument& err) {
     value_error(err.what());
   }
@@ -173,7 +181,8 @@ NB_MODULE(_physics, m) {
              const std::vector<int>& orientation_tasks, const Array<bool>& orientation_active,
              const Array<double>& orientation_target, const std::vector<int>& rest_tasks, const Array<bool>& rest_active,
              const Array<double>& rest_target, const Array<double>& body_s, const Array<double>& body_s_dot,
-             const Array<double>& push, int first, int k, int warnings_at_reset) {
+             const Array<double>& sensed_qpos, const Array<double>& sensed_qvel, const Array<double>& push, int first, int k,
+             int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -216,16 +225,18 @@ NB_MODULE(_physics, m) {
             r.body_s = checked("body_s", body_s, {rows, ns});
             r.body_s_dot = checked("body_s_dot", body_s_dot, {rows, ns});
             const double* forces = checked("push", push, {rows, 3});
-            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset);
+            const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
+            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
           "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
-          "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "push"_a, "first"_a, "k"_a,
-          "warnings_at_reset"_a,
+          "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "sensed_qpos"_a, "sensed_qvel"_a,
+          "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 under the controller, each with its row of references (the body rest tasks' "
-          "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies) and of "
-          "push (the GIL released): (LoopStop, steps done).")
+          "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies), of the "
+          "robot's sensed state (k, nq) and (k, nv) in MuJoCo's layout (size 0: the simulator's own) and of push "
+          "(the GIL released): (LoopStop, steps done).")
       .def(
           "run_torques",
           [](BoundLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,
@@ -242,7 +253,8 @@ NB_MODULE(_physics, m) {
       .def(
           "run_pd",
           [](BoundLoop& loop, const Array<double>& target, const Array<double>& kp, const Array<double>& kd,
-             const Array<double>& torque_max, const Array<double>& push, int first, int k, int warnings_at_reset) {
+             const Array<double>& torque_max, const Array<double>& sensed_qpos, const Array<double>& sensed_qvel,
+             const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t na = static_cast<std::size_t>(loop.na());
             if (loop.q().size() != 7 + static_cast<Eigen::Index>(na) || loop.v().size() != 6 + static_cast<Eigen::Index>(na))
@@ -250,10 +262,13 @@ NB_MODULE(_physics, m) {
             wbc::PdGains pd{checked("target", target, {na}), checked("kp", kp, {na}), checked("kd", kd, {na}),
                             checked("torque_max", torque_max, {na})};
             const double* forces = checked("push", push, {static_cast<std::size_t>(k), 3});
-            return run_released(loop, nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd);
+            const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
+            return run_released(loop, nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd, &sensed);
           },
-          "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
-          "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] (the GIL "
+          "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "sensed_qpos"_a, "sensed_qvel"_a, "push"_a, "first"_a, "k"_a,
+          "warnings_at_reset"_a,
+          "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] at each step's "
+          "sensed state ((k, nq) and (k, nv) in MuJoCo's layout; size 0: the simulator's own) (the GIL "
           "released): (LoopStop, steps done).")
       .def_ro("model", &BoundLoop::model, "The mujoco.MjModel the loop steps.")
       .def_ro("data", &BoundLoop::data, "The mujoco.MjData the loop steps.")

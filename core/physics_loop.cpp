@@ -65,9 +65,7 @@ void PhysicsLoop::reserve(int k) {
   }
 }
 
-void PhysicsLoop::to_pinocchio() {
-  const mjtNum* qpos = d_->qpos;
-  const mjtNum* qvel = d_->qvel;
+void PhysicsLoop::to_pinocchio(const mjtNum* qpos, const mjtNum* qvel) {
   for (Eigen::Index i = 0; i < q_.size(); ++i) q_[i] = qpos[layout_.q_from_qpos[i]];
   for (Eigen::Index i = 0; i < v_.size(); ++i) v_[i] = qvel[layout_.v_from_qvel[i]];
   mjtNum R[9];
@@ -84,7 +82,8 @@ bool PhysicsLoop::state_sound(int warnings_at_reset) const {
 }
 
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
-                          const double* push, int first, int k, int warnings_at_reset, const PdGains* pd) {
+                          const double* push, int first, int k, int warnings_at_reset, const PdGains* pd,
+                          const SensedState* sensed) {
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
@@ -120,6 +119,9 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
     for (int j = 0; j < 3; ++j) push_force[j] = push[3 * i + j];
     bool relaxed = false;
     auto tau = tau_.row(i);
+    const bool estimate = sensed != nullptr && sensed->qpos != nullptr;
+    const mjtNum* qpos = estimate ? sensed->qpos + static_cast<std::ptrdiff_t>(m_->nq) * i : d_->qpos;
+    const mjtNum* qvel = estimate ? sensed->qvel + static_cast<std::ptrdiff_t>(m_->nv) * i : d_->qvel;
     if (controller != nullptr) {
       const PlannedReferences& r = *references;
       StepReferences& s = step_references_;
@@ -144,7 +146,7 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
       for (int t = 0, at = rest_width * i; t < nr; at += r.rest_dofs[t], ++t)
         s.body_rests[t] = {r.rest_tasks[t], r.rest_active[nr * i + t], Eigen::Map<const VectorXd>(r.rest_target + at, r.rest_dofs[t])};
       controller->set_references(s);
-      to_pinocchio();
+      to_pinocchio(qpos, qvel);
       const auto start = std::chrono::steady_clock::now();
       try {
         if (r.body_dof > 0) {
@@ -167,7 +169,7 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
       tau = Eigen::Map<const Eigen::RowVectorXd>(torques + static_cast<Eigen::Index>(na) * i, na);
       tick_us_[i] = solve_us_[i] = 0.0;
     } else {  // PD at this step's joint state
-      to_pinocchio();
+      to_pinocchio(qpos, qvel);
       Eigen::RowVectorXd row(na);
       pd_torques(na, pd->target, q_.data() + 7, v_.data() + 6, pd->kp, pd->kd, pd->torque_max, row.data());
       tau = row;

@@ -42,6 +42,13 @@ enum class LoopStop : int {
 };
 
 /// PD control of the joints (the pd action mode): targets (na) [rad], gains (na), torque limits (na).
+/// The state the controller (or the PD law) sees at each step, MuJoCo's layout: an estimate's rows
+/// (k, nq) and (k, nv); absent (nullptr), the simulator's own.
+struct SensedState {
+  const double* qpos = nullptr;
+  const double* qvel = nullptr;
+};
+
 struct PdGains {
   const double* target = nullptr;
   const double* kp = nullptr;
@@ -91,7 +98,7 @@ class PhysicsLoop {
   /// neither a controller nor torques), each step's torques are PD torques at that step's state.
   /// Returns why it stopped; steps_done() says how far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
-               int first, int k, int warnings_at_reset, const PdGains* pd = nullptr);
+               int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr);
 
   int steps_done() const { return steps_done_; }
   /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.
@@ -109,9 +116,11 @@ class PhysicsLoop {
   /// Rows the output arrays hold (grown by run() as needed, keeping the rows they hold).
   void reserve(int k);
   int na() const { return static_cast<int>(layout_.actuators.size()); }
+  int model_nq() const { return m_->nq; }
+  int model_nv() const { return m_->nv; }
 
  private:
-  void to_pinocchio();
+  void to_pinocchio(const mjtNum* qpos, const mjtNum* qvel);
   bool state_sound(int warnings_at_reset) const;
 
   const mjModel* m_;

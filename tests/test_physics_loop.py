@@ -5,6 +5,7 @@ handed."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import gymnasium as gym
@@ -14,8 +15,12 @@ import pytest
 
 import humanoid_env  # noqa: F401  (registers the envs)
 from humanoid_env import _physics
+from humanoid_env.envs.estimation import PRESETS as ESTIMATION_PRESETS
 from humanoid_env.envs.physics_loop import compiled_loop_obstacle
 from humanoid_env.envs.walking import WalkingStage
+
+#: The ``estimation="moderate"`` preset without its actuation delay (which runs the Python loop).
+ESTIMATE_NO_DELAY = {**dataclasses.asdict(ESTIMATION_PRESETS["moderate"]), "actuation_delay_steps": 0}
 
 
 def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **kwargs):
@@ -78,6 +83,10 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         {"env_id": "HumanoidWBCSeesaw-v0"},
         {"env_id": "HumanoidWBCSeesaw-v0", "robot": "g1"},
         {"env_id": "HumanoidWBCSeesaw-v0", "seesaw_model": "rigid"},
+        # estimation (the estimator reads the state at every physics step; no actuation delay)
+        {"estimation": ESTIMATE_NO_DELAY},
+        {"estimation": {**ESTIMATE_NO_DELAY, "sensing_delay_steps": 3}, "robot": "g1", "action_mode": "pd"},
+        {"env_id": "HumanoidWBCSeesaw-v0", "estimation": ESTIMATE_NO_DELAY, "leg_odometry_s": 0.05},
         # commands that read the state at every physics step: each step's command waits for it
         {"env_id": "HumanoidWBCSquare-v0"},
         {"env_id": "HumanoidWBCSquare-v0", "action_mode": "torque"},
@@ -85,7 +94,8 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
     ],
     ids=["balance", "torque", "pd", "g1", "g1-pd", "heavy-pushes", "randomised-k7", "walk", "walk-g1", "walk-pd", "walk-heavy-pushes",
          "push-recovery", "push-recovery-g1", "balance-stepping", "contact-guard", "wall", "wall-g1",
-         "seesaw", "seesaw-g1", "seesaw-rigid", "square", "square-torque", "feet-following-stepping"],
+         "seesaw", "seesaw-g1", "seesaw-rigid", "square", "square-torque", "feet-following-stepping",
+         "estimation", "estimation-g1-pd", "estimation-seesaw-odometry"],
 )  # fmt: skip
 def test_the_compiled_loop_gives_the_python_loops_trajectory_bit_for_bit(kwargs):
     steps = 300 if "env_id" in kwargs else 150  # walking: 6 s, a dozen steps or more
@@ -132,7 +142,7 @@ def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
     ("kwargs", "reason"),
     [
         ({"physics_loop": "python"}, "physics_loop='python'"),
-        ({"estimation": "moderate"}, "estimation"),
+        ({"estimation": "moderate"}, "actuation delay"),  # the presets delay the torques
     ],
 )
 def test_settings_that_read_the_state_within_an_env_step_run_the_python_loop_and_say_why(kwargs, reason):
@@ -197,9 +207,10 @@ def test_the_loop_refuses_what_does_not_fit_and_names_it():
 
 
 @pytest.mark.parametrize("env_id", ["HumanoidWBC-v0", "HumanoidWBCSeesaw-v0"])
-def test_the_loop_refuses_body_rows_that_do_not_fit_the_controller(env_id):
+def test_the_loop_refuses_rows_that_do_not_fit_the_controller(env_id):
     """The environment bodies' state rows must have the controller's body coordinates (none
-    without bodies), and a body rest row must name a body rest task: a clear error, nothing run."""
+    without bodies), a body rest row must name a body rest task, and the sensed state's rows
+    must have MuJoCo's nq and nv: a clear error, nothing run."""
     env = gym.make(env_id).unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))  # the env's compiled loop and its row buffers
@@ -211,7 +222,7 @@ def test_the_loop_refuses_body_rows_that_do_not_fit_the_controller(env_id):
     def run(**rows):
         p = physics
         args = dict(rest_tasks=p.rest_tasks, rest_active=p.rest_active[:1], rest_target=p.rest_target[:1], body_s=p.body_s[:1],
-                    body_s_dot=p.body_s_dot[:1])  # fmt: skip
+                    body_s_dot=p.body_s_dot[:1], sensed_qpos=p.sensed_qpos, sensed_qvel=p.sensed_qvel)  # fmt: skip
         args.update(rows)
         return p._physics_loop().run_controller(
             wbc.controller.compiled.core, p.com[0, :1], p.com[1, :1], p.com[2, :1], p.active[:1], p.min_normal_force[:1],
@@ -226,6 +237,9 @@ def test_the_loop_refuses_body_rows_that_do_not_fit_the_controller(env_id):
     com_task = wbc.controller.compiled.task_index["com"]
     with pytest.raises(ValueError, match=f"task {com_task} is not a body rest task"):
         run(rest_tasks=[com_task], rest_active=np.zeros((1, 1), dtype=bool), rest_target=np.zeros((1, 1)))
+    nq, nv = env.model.nq, env.model.nv
+    with pytest.raises(ValueError, match=rf"sensed_qvel must have shape \(1, {nv}\), got \(1, {nv - 1}\)"):
+        run(sensed_qpos=np.zeros((1, nq)), sensed_qvel=np.zeros((1, nv - 1)))
     assert np.array_equal(env.data.qpos, before)
 
 

@@ -24,8 +24,7 @@ The action modes: wbc (the controller's tick), torque (the action's torques) and
 at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
 runs the Python loop instead (``physics_loop="python"``, a part that reads the state at every
-physics step without saying so: a scenario, estimation, actuation
-delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
+physics step without saying so: a scenario, actuation delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 
 from __future__ import annotations
@@ -87,8 +86,6 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
     for obj, cls in ((env.plant, Plant), (env.plant.bridge, SimBridge)):
         if type(obj) is not cls or _replaced(obj, cls):
             return f"{cls.__name__}.{_replaced(obj, cls) or 'its type'} is replaced (an instrumented run)"
-    if not env.pipeline.exact:
-        return "estimation: the estimator runs at every physics step"
     if env.actuation_delay is not None:
         return "actuation delay"
     if env.scenario is not None:
@@ -128,6 +125,7 @@ class CompiledPhysics:
         self._loop = None
         self._rows = -1
         self._layout_of = None
+        self._estimate_failed = False
 
     # -- buffers -------------------------------------------------------------------------------
     def _physics_loop(self):
@@ -144,13 +142,18 @@ class CompiledPhysics:
     def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
         """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
         references = None if actuation is None else actuation.references
-        if self._rows == k and self._layout_of is references:
+        layout = (references, self.env.pipeline.exact)
+        if self._rows == k and self._layout_of == layout:
             return
-        self._rows, self._layout_of = k, references
+        self._rows, self._layout_of = k, layout
         self.push = np.zeros((k, 3))
         self.goals = np.zeros((k, 3))
         self.target = np.zeros((2, k, 3))  # the CoM target's position and velocity per step
         self.share = np.zeros(k)
+        model = self.env.plant.model
+        estimated = not self.env.pipeline.exact  # the estimate's state per step, MuJoCo's layout (else none)
+        self.sensed_qpos = np.zeros((k, model.nq) if estimated else (0, 0))
+        self.sensed_qvel = np.zeros((k, model.nv) if estimated else (0, 0))
         if actuation is None:
             self.torques = np.zeros((k, self.env.plant.na))
             return
@@ -212,11 +215,11 @@ class CompiledPhysics:
             at += len(entry.target)
 
     def _record_bodies(self, i: int, wbc: WbcActuation) -> None:
-        """Row ``i`` of the bodies' sensed state: the task's ``body_states`` now, handed to the
-        controller's Python bodies as ``compute`` would (they then hold what the core is given)."""
-        data = self.env.plant.data
+        """Row ``i`` of the bodies' sensed state: the task's ``body_states`` of the state the
+        controller sees now (the estimate's, with estimation), handed to the controller's Python
+        bodies as ``compute`` would (they then hold what the core is given)."""
         controller = wbc.controller
-        controller._update_bodies(wbc.body_states(data.qpos, data.qvel))
+        controller._update_bodies(wbc.body_states(*self.env.pipeline.state(self.env.plant.data)))
         bodies = controller.bodies.values()
         self.body_s[i] = np.concatenate([body.s for body in bodies])
         self.body_s_dot[i] = np.concatenate([body.s_dot for body in bodies])
@@ -260,6 +263,9 @@ class CompiledPhysics:
         while first < k:
             if first == planned:
                 planned = self._plan_ahead(action, wbc, k)
+                if self._estimate_failed:  # never handed to the controller
+                    env._mark_nonfinite("nonfinite_estimate")
+                    break
             stop, done = self._run(loop, wbc, first, planned, warnings)
             if wbc is not None and wbc.on_result is not None and done > first:  # one step (it reads the state at each)
                 self._hand_result(wbc)
@@ -324,9 +330,11 @@ class CompiledPhysics:
         command, push and references all wait), or ``k``; returns the steps planned (the rows
         ``:i`` hold them)."""
         env = self.env
-        task, context, rng, pushes = env.task, env.context, env.np_random, env.plant.pushes
+        task, context, rng, pushes, pipeline = env.task, env.context, env.np_random, env.plant.pushes, env.pipeline
         command, dt = task.command, env.plant.dt_physics
         command_reads = task.command_reads_state()  # then each step's command waits for its state, too
+        estimated = not pipeline.exact  # the estimator reads the state at every physics step
+        self._estimate_failed = False
         first, time, commanded = self._next
         for i in range(first, k):
             if not commanded:
@@ -337,10 +345,16 @@ class CompiledPhysics:
                 command.evaluate(time)
                 self.push[i] = pushes.update(rng, time)
             commanded = False
-            if wbc is not None:
-                if i > first and wbc.reads_state_at(time):
-                    self._next = (i, time, True)
+            if i > first and (estimated or (wbc is not None and wbc.reads_state_at(time))):
+                self._next = (i, time, True)
+                return i
+            if estimated:  # the state the controller sees at this physics step
+                pipeline.update(env.plant.data)
+                if not pipeline.is_finite():
+                    self._estimate_failed = True
                     return i
+                self.sensed_qpos[i], self.sensed_qvel[i] = pipeline.state(env.plant.data)
+            if wbc is not None:
                 wbc.plan_references(context, time, dt, action)
                 self._record(i, wbc.references)
                 if wbc.body_states is not None:  # read now: a step whose references read the state
@@ -352,7 +366,7 @@ class CompiledPhysics:
         """Whether the env step's references are the gliding CoM target and the standing decoder
         alone (the balance task's), which run in C++ for all its physics steps at once."""
         command = task.command
-        if not task.command_glides or command.follows_segment() or task.command_reads_state():
+        if not task.command_glides or command.follows_segment() or task.command_reads_state() or not self.env.pipeline.exact:
             return False
         if wbc is None:
             return True
@@ -406,8 +420,9 @@ class CompiledPhysics:
     def _run(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int):
         """Physics steps ``first`` .. ``end - 1`` from the rows planned for them: (LoopStop, steps done)."""
         push = self.push[:end]
+        sensed = (self.sensed_qpos[:end], self.sensed_qvel[:end]) if len(self.sensed_qpos) else (self.sensed_qpos, self.sensed_qvel)
         if type(self.env.actuation) is PDActuation:
-            return loop.run_pd(*self._pd, push, first, end, warnings)
+            return loop.run_pd(*self._pd, *sensed, push, first, end, warnings)
         if wbc is None:
             return loop.run_torques(self.torques[:end], push, first, end, warnings)
         return loop.run_controller(
@@ -416,5 +431,5 @@ class CompiledPhysics:
             self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
             self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
             self.rest_tasks, self.rest_active[:end], self.rest_target[:end], self.body_s[:end], self.body_s_dot[:end],
-            push, first, end, warnings,
+            *sensed, push, first, end, warnings,
         )  # fmt: skip
