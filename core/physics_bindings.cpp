@@ -66,14 +66,22 @@ wbc::SensedState sensed_rows(BoundLoop& loop, const Array<double>& qpos, const A
           checked("sensed_qvel", qvel, {rows, static_cast<std::size_t>(loop.model_nv())})};
 }
 
+/// The actuation delay's FIFO: (delay, na) torques and a (1,) "filled" flag, both written back; 0 rows: none.
+wbc::DelayLine delay_line(BoundLoop& loop, Mutable<double>& queue, Mutable<bool>& filled) {
+  if (queue.ndim() != 2 || queue.shape(1) != static_cast<std::size_t>(loop.na()))
+    value_error("delay_queue must have shape (delay, na) with na = " + std::to_string(loop.na()));
+  if (filled.size() != 1) value_error("delay_filled must hold 1 entry");
+  return {static_cast<int>(queue.shape(0)), queue.data(), filled.data()};
+}
+
 /// loop.run with the GIL released: (LoopStop, steps done); its std::invalid_argument as ValueError.
 nb::tuple run_released(BoundLoop& loop, Controller* controller, const wbc::PlannedReferences* references,
                        const double* torques, const double* push, int first, int k, int warnings_at_reset,
-                       const wbc::PdGains* pd = nullptr, const wbc::SensedState* sensed = nullptr) {
+                       const wbc::PdGains* pd, const wbc::SensedState* sensed, const wbc::DelayLine* delay) {
   LoopStop stop;
   try {
     nb::gil_scoped_release release;
-    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed);
+    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed, delay);
   } catch (const std::invalid_argument& err) {
     value_error(err.what());
   }
@@ -181,8 +189,8 @@ NB_MODULE(_physics, m) {
              const std::vector<int>& orientation_tasks, const Array<bool>& orientation_active,
              const Array<double>& orientation_target, const std::vector<int>& rest_tasks, const Array<bool>& rest_active,
              const Array<double>& rest_target, const Array<double>& body_s, const Array<double>& body_s_dot,
-             const Array<double>& sensed_qpos, const Array<double>& sensed_qvel, const Array<double>& push, int first, int k,
-             int warnings_at_reset) {
+             const Array<double>& sensed_qpos, const Array<double>& sensed_qvel, Mutable<double> delay_queue,
+             Mutable<bool> delay_filled, const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -226,34 +234,37 @@ NB_MODULE(_physics, m) {
             r.body_s_dot = checked("body_s_dot", body_s_dot, {rows, ns});
             const double* forces = checked("push", push, {rows, 3});
             const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
-            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed);
+            const wbc::DelayLine delay = delay_line(loop, delay_queue, delay_filled);
+            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed, &delay);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
           "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
           "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "sensed_qpos"_a, "sensed_qvel"_a,
-          "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 under the controller, each with its row of references (the body rest tasks' "
           "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies), of the "
-          "robot's sensed state (k, nq) and (k, nv) in MuJoCo's layout (size 0: the simulator's own) and of push "
-          "(the GIL released): (LoopStop, steps done).")
+          "robot's sensed state (k, nq) and (k, nv) in MuJoCo's layout (size 0: the simulator's own) and of push, "
+          "the torques through the actuation delay's FIFO (delay_queue (delay, na), delay_filled (1,), written "
+          "back; 0 rows: none) (the GIL released): (LoopStop, steps done).")
       .def(
           "run_torques",
-          [](BoundLoop& loop, const Array<double>& torques, const Array<double>& push, int first, int k,
-             int warnings_at_reset) {
+          [](BoundLoop& loop, const Array<double>& torques, Mutable<double> delay_queue, Mutable<bool> delay_filled,
+             const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k);
             const double* tau = checked("torques", torques, {rows, static_cast<std::size_t>(loop.na())});
             const double* forces = checked("push", push, {rows, 3});
-            return run_released(loop, nullptr, nullptr, tau, forces, first, k, warnings_at_reset);
+            const wbc::DelayLine delay = delay_line(loop, delay_queue, delay_filled);
+            return run_released(loop, nullptr, nullptr, tau, forces, first, k, warnings_at_reset, nullptr, nullptr, &delay);
           },
-          "torques"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "torques"_a, "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
           "Physics steps first .. k-1 with the given torques (k, na) [N m] and pushes (the GIL released): "
           "(LoopStop, steps done).")
       .def(
           "run_pd",
           [](BoundLoop& loop, const Array<double>& target, const Array<double>& kp, const Array<double>& kd,
-             const Array<double>& torque_max, const Array<double>& sensed_qpos, const Array<double>& sensed_qvel,
+             const Array<double>& torque_max, Mutable<double> delay_queue, Mutable<bool> delay_filled,
              const Array<double>& push, int first, int k, int warnings_at_reset) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t na = static_cast<std::size_t>(loop.na());
@@ -262,17 +273,18 @@ NB_MODULE(_physics, m) {
             wbc::PdGains pd{checked("target", target, {na}), checked("kp", kp, {na}), checked("kd", kd, {na}),
                             checked("torque_max", torque_max, {na})};
             const double* forces = checked("push", push, {static_cast<std::size_t>(k), 3});
-            const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
-            return run_released(loop, nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd, &sensed);
+            const wbc::DelayLine delay = delay_line(loop, delay_queue, delay_filled);
+            return run_released(loop, nullptr, nullptr, nullptr, forces, first, k, warnings_at_reset, &pd, nullptr, &delay);
           },
-          "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "sensed_qpos"_a, "sensed_qvel"_a, "push"_a, "first"_a, "k"_a,
+          "target"_a, "kp"_a, "kd"_a, "torque_max"_a, "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a,
           "warnings_at_reset"_a,
-          "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad] at each step's "
-          "sensed state ((k, nq) and (k, nv) in MuJoCo's layout; size 0: the simulator's own) (the GIL "
-          "released): (LoopStop, steps done).")
+          "Physics steps first .. k-1 under PD control of the joints towards target (na) [rad], the torques "
+          "through the actuation delay's FIFO (as run_controller) (the GIL released): (LoopStop, steps done).")
       .def_ro("model", &BoundLoop::model, "The mujoco.MjModel the loop steps.")
       .def_ro("data", &BoundLoop::data, "The mujoco.MjData the loop steps.")
       .def_prop_ro("tau", [](const BoundLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
+      .def_prop_ro("tau_computed", [](const BoundLoop& l) { return l.tau_computed(); },
+                   "(rows, na) torques computed per step [N m] (with an actuation delay, not those applied).")
       .def_prop_ro("tick_us", [](const BoundLoop& l) { return l.tick_us(); }, "Per step: the tick's wall time [us].")
       .def_prop_ro("solve_us", [](const BoundLoop& l) { return l.solve_us(); }, "Per step: the QP's solve time [us].")
       .def_prop_ro("q", [](const BoundLoop& l) { return l.q(); }, "The last tick's pinocchio q.")

@@ -57,9 +57,11 @@ void PhysicsLoop::reserve(int k) {
   const Eigen::Index held = tau_.rows();
   if (held < k) {  // an env step run in segments reads all its rows after the last one
     tau_.conservativeResize(k, na());
+    tau_computed_.conservativeResize(k, na());
     tick_us_.conservativeResize(k);
     solve_us_.conservativeResize(k);
     tau_.bottomRows(k - held).setZero();
+    tau_computed_.bottomRows(k - held).setZero();
     tick_us_.tail(k - held).setZero();
     solve_us_.tail(k - held).setZero();
   }
@@ -83,7 +85,7 @@ bool PhysicsLoop::state_sound(int warnings_at_reset) const {
 
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
                           const double* push, int first, int k, int warnings_at_reset, const PdGains* pd,
-                          const SensedState* sensed) {
+                          const SensedState* sensed, const DelayLine* delay) {
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
@@ -174,6 +176,17 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
       pd_torques(na, pd->target, q_.data() + 7, v_.data() + 6, pd->kp, pd->kd, pd->torque_max, row.data());
       tau = row;
       tick_us_[i] = solve_us_[i] = 0.0;
+    }
+    tau_computed_.row(i) = tau;
+    if (delay != nullptr && delay->delay > 0) {  // apply the torque of `delay` steps ago (ActuationDelay.push)
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> queue(delay->queue, delay->delay, na);
+      if (!*delay->filled) {
+        for (int j = 0; j < delay->delay; ++j) queue.row(j) = tau_computed_.row(i);
+        *delay->filled = true;
+      }
+      tau = queue.row(0);
+      for (int j = 0; j + 1 < delay->delay; ++j) queue.row(j) = queue.row(j + 1);
+      queue.row(delay->delay - 1) = tau_computed_.row(i);
     }
     if (!tau.allFinite()) return LoopStop::kNonFiniteTorques;
     for (int j = 0; j < na; ++j)

@@ -49,6 +49,16 @@ struct SensedState {
   const double* qvel = nullptr;
 };
 
+/// Torques applied `delay` physics steps after they were computed: the FIFO of
+/// humanoid_env.envs.estimation.ActuationDelay, its state handed over by the caller and written
+/// back: `queue` (delay, na) [N m] row-major, the oldest first; `filled` (false: empty, and the
+/// first torque computed fills it, so that it is also the first one applied).
+struct DelayLine {
+  int delay = 0;
+  double* queue = nullptr;
+  bool* filled = nullptr;
+};
+
 struct PdGains {
   const double* target = nullptr;
   const double* kp = nullptr;
@@ -98,11 +108,14 @@ class PhysicsLoop {
   /// neither a controller nor torques), each step's torques are PD torques at that step's state.
   /// Returns why it stopped; steps_done() says how far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
-               int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr);
+               int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr,
+               const DelayLine* delay = nullptr);
 
   int steps_done() const { return steps_done_; }
   /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.
   const MatrixXd& tau() const { return tau_; }
+  /// (k_max, na) torques computed per step [N m] (with an actuation delay, not those applied: `tau`).
+  const MatrixXd& tau_computed() const { return tau_computed_; }
   /// (k_max) per step: the tick's whole time [us] (0 without a controller) and the QP's solve time.
   const VectorXd& tick_us() const { return tick_us_; }
   const VectorXd& solve_us() const { return solve_us_; }
@@ -127,7 +140,7 @@ class PhysicsLoop {
   mjData* d_;
   LoopLayout layout_;
   VectorXd q_, v_;
-  MatrixXd tau_;
+  MatrixXd tau_, tau_computed_;
   VectorXd tick_us_, solve_us_;
   VectorXd no_bodies_;
   StepReferences step_references_;

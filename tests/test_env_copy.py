@@ -36,8 +36,10 @@ COPIES = {
 STEPS = 200
 #: ``info`` entries that hold wall-clock time (two identical steps differ there).
 WALL_CLOCK = frozenset({"wbc_solve_time_us"})
-#: The env's cached views into its MjData (a copy makes them anew when first needed).
-VIEW_CACHES = frozenset({"_checked_views", "_checked_data"})
+#: The env's cached views into its MjData and its compiled loop (a copy makes them anew when first
+#: needed; the loop carries nothing from one env step to the next: its actuation delay's FIFO is
+#: handed back to the env's after every call).
+VIEW_CACHES = frozenset({"_checked_views", "_checked_data", "_compiled_physics"})
 #: The MuJoCo state compared at the end, bit for bit.
 MJ_STATE = ("qpos", "qvel", "act", "qacc", "qacc_warmstart", "ctrl", "qfrc_applied", "xfrc_applied")
 

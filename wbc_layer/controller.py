@@ -397,6 +397,8 @@ class WholeBodyController:
         objects, less the core's writes."""
         with unheard([*self.contacts.values(), *self.tasks.values()]):
             references.write(self)
+        for contact in self.contacts.values():  # their cached force rows, as the setters would have rebuilt them
+            contact.force_constraints(self.compiled.n_facets)
 
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].

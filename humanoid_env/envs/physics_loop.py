@@ -24,11 +24,12 @@ The action modes: wbc (the controller's tick), torque (the action's torques) and
 at each step's state, ``core/reference_stages.hpp``, the Python loop's function too).
 [`compiled_loop_obstacle`][humanoid_env.envs.physics_loop.compiled_loop_obstacle] says why an env
 runs the Python loop instead (``physics_loop="python"``, a part that reads the state at every
-physics step without saying so: a scenario, actuation delay; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
+physics step without saying so: a scenario; an instrumented tick). Both loops give the same trajectories bit for bit (``tests/test_physics_loop.py``).
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import mujoco
@@ -86,12 +87,12 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
     for obj, cls in ((env.plant, Plant), (env.plant.bridge, SimBridge)):
         if type(obj) is not cls or _replaced(obj, cls):
             return f"{cls.__name__}.{_replaced(obj, cls) or 'its type'} is replaced (an instrumented run)"
-    if env.actuation_delay is not None:
-        return "actuation delay"
     if env.scenario is not None:
         return "a scripted scenario"
     actuation = env.actuation
     if type(actuation) in (TorqueActuation, PDActuation):
+        if not env.pipeline.exact:  # measured: one compiled call per step costs more than these torques in Python
+            return "estimation in torque or pd mode: the estimator reads the state at every physics step (the Python loop is faster there)"
         return None if not _replaced(actuation, type(actuation)) else "the actuation's torques are replaced (an instrumented run)"
     if type(actuation) is not WbcActuation:
         return f"{type(actuation).__name__} has no compiled form"
@@ -142,7 +143,7 @@ class CompiledPhysics:
     def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
         """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
         references = None if actuation is None else actuation.references
-        layout = (references, self.env.pipeline.exact)
+        layout = (references, self.env.pipeline.exact, self.env.actuation_delay is not None and self.env.actuation_delay.delay)
         if self._rows == k and self._layout_of == layout:
             return
         self._rows, self._layout_of = k, layout
@@ -154,6 +155,9 @@ class CompiledPhysics:
         estimated = not self.env.pipeline.exact  # the estimate's state per step, MuJoCo's layout (else none)
         self.sensed_qpos = np.zeros((k, model.nq) if estimated else (0, 0))
         self.sensed_qvel = np.zeros((k, model.nv) if estimated else (0, 0))
+        delay = self.env.actuation_delay
+        self.delay_queue = np.zeros((0 if delay is None else delay.delay, self.env.plant.na))  # ActuationDelay's FIFO
+        self.delay_filled = np.zeros(1, dtype=bool)
         if actuation is None:
             self.torques = np.zeros((k, self.env.plant.na))
             return
@@ -282,7 +286,8 @@ class CompiledPhysics:
                 tau[done] = controller.gravity_compensation_torques()
                 statuses.append("fallback")
                 solve_times.append(0.0)
-                stop, _ = loop.run_torques(tau, self.push[: done + 1], done, done + 1, warnings)
+                with self._delay_line() as delay:  # (the fallback's torque goes through the delay too)
+                    stop, _ = loop.run_torques(tau, *delay, self.push[: done + 1], done, done + 1, warnings)
                 ran = first = done + 1
                 if stop == _physics.LoopStop.NON_FINITE_STATE:
                     env._mark_nonfinite("nonfinite_state")
@@ -292,7 +297,7 @@ class CompiledPhysics:
             elif stop == _physics.LoopStop.NON_FINITE_TORQUES:  # step `done`: computed, not applied
                 statuses.append("off" if wbc is None else "solved")
                 solve_times.append(0.0)
-                not_applied = loop.tau[done].copy()
+                not_applied = loop.tau_computed[done].copy()
                 env._mark_nonfinite("nonfinite_torques")
                 break
             elif stop == _physics.LoopStop.NON_FINITE_STATE:
@@ -305,7 +310,8 @@ class CompiledPhysics:
             for i in range(ran):  # the Python loop's sum, term by term
                 relative = taus[i] * inverse_torque_max
                 effort += float(relative @ relative) / relative.size
-            env.last_tau = env.last_tau_computed = taus[ran - 1].copy()
+            env.last_tau = taus[ran - 1].copy()  # applied (an actuation delay's output)
+            env.last_tau_computed = loop.tau_computed[ran - 1].copy()
         if not_applied is not None:
             env.last_tau_computed = not_applied
         if wbc is not None:
@@ -419,17 +425,39 @@ class CompiledPhysics:
 
     def _run(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int):
         """Physics steps ``first`` .. ``end - 1`` from the rows planned for them: (LoopStop, steps done)."""
+        with self._delay_line() as delay:
+            return self._run_rows(loop, wbc, first, end, warnings, delay)
+
+    @contextmanager
+    def _delay_line(self):
+        """The env's actuation delay's FIFO handed to the loop as (queue, filled) and back after it."""
+        delay = self.env.actuation_delay
+        if delay is None or not len(self.delay_queue):
+            yield (self.delay_queue, self.delay_filled)
+            return
+        queue = delay._queue
+        self.delay_filled[0] = bool(queue)
+        if queue:
+            self.delay_queue[:] = np.array(queue)
+        try:
+            yield (self.delay_queue, self.delay_filled)
+        finally:
+            queue.clear()
+            if self.delay_filled[0]:
+                queue.extend(row.copy() for row in self.delay_queue)
+
+    def _run_rows(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int, delay: tuple):
         push = self.push[:end]
         sensed = (self.sensed_qpos[:end], self.sensed_qvel[:end]) if len(self.sensed_qpos) else (self.sensed_qpos, self.sensed_qvel)
         if type(self.env.actuation) is PDActuation:
-            return loop.run_pd(*self._pd, *sensed, push, first, end, warnings)
+            return loop.run_pd(*self._pd, *delay, push, first, end, warnings)
         if wbc is None:
-            return loop.run_torques(self.torques[:end], push, first, end, warnings)
+            return loop.run_torques(self.torques[:end], *delay, push, first, end, warnings)
         return loop.run_controller(
             wbc.controller.compiled.core, self.com[0, :end], self.com[1, :end], self.com[2, :end], self.active[:end],
             self.min_normal_force[:end], self.max_normal_force[:end], self.track_force[:end], self.force_target[:end],
             self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
             self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
             self.rest_tasks, self.rest_active[:end], self.rest_target[:end], self.body_s[:end], self.body_s_dot[:end],
-            *sensed, push, first, end, warnings,
+            *sensed, *delay, push, first, end, warnings,
         )  # fmt: skip
