@@ -106,7 +106,10 @@ class PhysicsLoop {
   /// (nullptr), `torques` (k, na) [N m] row by row. `push` (k, 3) [N] world force on the push body.
   /// `warnings_at_reset`: MuJoCo's bad-state warning count the episode started with. With `pd` (and
   /// neither a controller nor torques), each step's torques are PD torques at that step's state.
-  /// Returns why it stopped; steps_done() says how far it got.
+  /// `sensed`: the state the tick (or PD law) sees at each step, instead of the simulator's (an
+  /// estimate). `delay`: the torques go through its FIFO (applied `delay` steps late; tau() holds
+  /// those applied, tau_computed() those computed). Returns why it stopped; steps_done() says how
+  /// far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
                int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr,
                const DelayLine* delay = nullptr);
