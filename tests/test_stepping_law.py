@@ -202,6 +202,29 @@ def test_no_step_while_the_capture_point_is_inside_the_support():
     assert not law(trigger_margin_m=0.01).needs_step([0.09, 0.0], FEET_XY, YAW)
 
 
+def test_the_forces_are_measured_only_when_the_law_uses_them():
+    """``update`` takes the normal forces or a function returning them: called not while the law
+    stands with the capture point inside the support, called at a step's decision and at every
+    tick of the step; the step the same as with the forces given as an array."""
+    feet = np.array([[0.0, WIDTH / 2, 0.0], [0.0, -WIDTH / 2, 0.0]])
+    calls = []
+
+    def forces():
+        calls.append(None)
+        return np.array([180.0, 180.0])
+
+    lazy, eager = law(), law()
+    for tick in range(3):  # standing, the capture point inside: no measurement
+        lazy.update(tick * DT, [0.02, 0.0], feet, YAW, forces, 400.0)
+    assert calls == [] and lazy.phase == "standing"
+    for tick in range(3, 6):  # the capture point past the front edge: a decision, then the step
+        lazy.update(tick * DT, [0.12, 0.0], feet, YAW, forces, 400.0)
+        eager.update(tick * DT, [0.12, 0.0], feet, YAW, np.array([180.0, 180.0]), 400.0)
+    assert len(calls) == 3 and "decided" not in lazy.events and lazy.phase == eager.phase == "unloading"
+    assert lazy.swing.foot == eager.swing.foot and np.array_equal(lazy.swing.target, eager.swing.target)
+    assert lazy.swing.max_normal_force == eager.swing.max_normal_force
+
+
 def test_forward_push_steps_ahead_to_the_predicted_capture_point():
     stepper = law()
     xi = np.array([0.10, 0.0])
