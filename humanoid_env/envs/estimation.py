@@ -269,6 +269,19 @@ class ActuationDelay:
         self._queue.append(np.array(tau, dtype=float))
         return self._queue.popleft()
 
+    def export(self, queue: np.ndarray) -> bool:
+        """Write the FIFO into ``queue`` (delay, na) [N m], the oldest first (the compiled physics
+        loop's form); whether it holds torques (False: empty since `reset`, ``queue`` untouched)."""
+        if self._queue:
+            queue[:] = np.array(self._queue)
+        return bool(self._queue)
+
+    def load(self, queue: np.ndarray, filled: bool) -> None:
+        """Take the FIFO back from ``queue`` (delay, na) (empty unless ``filled``)."""
+        self._queue.clear()
+        if filled:
+            self._queue.extend(row.copy() for row in queue)
+
 
 class SensorModel:
     """The sensors' view of a scene at the physics rate: the true state, late, noisy and biased.

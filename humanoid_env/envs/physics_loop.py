@@ -435,16 +435,11 @@ class CompiledPhysics:
         if delay is None or not len(self.delay_queue):
             yield (self.delay_queue, self.delay_filled)
             return
-        queue = delay._queue
-        self.delay_filled[0] = bool(queue)
-        if queue:
-            self.delay_queue[:] = np.array(queue)
+        self.delay_filled[0] = delay.export(self.delay_queue)
         try:
             yield (self.delay_queue, self.delay_filled)
         finally:
-            queue.clear()
-            if self.delay_filled[0]:
-                queue.extend(row.copy() for row in self.delay_queue)
+            delay.load(self.delay_queue, bool(self.delay_filled[0]))
 
     def _run_rows(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int, delay: tuple):
         push = self.push[:end]
