@@ -220,13 +220,17 @@ class WbcActuation(Actuation):
             self._guard(dt)
         references.evaluate(time)
 
+    @property
+    def reads_state_every_step(self) -> bool:
+        """Whether a part besides the reference chain reads the simulated state at every physics
+        step: the contact guard, the environment bodies' sensed state, a task reading each result."""
+        return self.guard is not None or self.body_states is not None or self.on_result is not None
+
     def reads_state_at(self, time: float) -> bool:
-        """Whether the reference chain's update at ``time`` [s] reads the simulated state, or the
-        contact guard, the environment bodies' sensed state or a task's ``on_result`` do (at every
-        physics step): the compiled loop plans ahead up to such a step."""
-        if self.guard is not None or self.body_states is not None or self.on_result is not None:
-            return True  # at every physics step: the guard, the bodies' state, a task reading each result
-        return any(stage.reads_state_at(time) for stage in self.task.reference_chain)
+        """Whether the reference chain's update at ``time`` [s] reads the simulated state, or
+        another part does (``reads_state_every_step``): the compiled loop plans ahead up to such
+        a step."""
+        return self.reads_state_every_step or any(stage.reads_state_at(time) for stage in self.task.reference_chain)
 
     def compute(self, q: np.ndarray, v: np.ndarray, body_states=None):
         """One controller tick at the robot's pinocchio state ``(q, v)`` -> ``WBCResult`` (may

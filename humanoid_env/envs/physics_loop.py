@@ -143,7 +143,9 @@ class CompiledPhysics:
     def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
         """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
         references = None if actuation is None else actuation.references
-        layout = (references, self.env.pipeline.exact, self.env.actuation_delay is not None and self.env.actuation_delay.delay)
+        delay = self.env.actuation_delay
+        delay_steps = 0 if delay is None else delay.delay
+        layout = (references, self.env.pipeline.exact, delay_steps)
         if self._rows == k and self._layout_of == layout:
             return
         self._rows, self._layout_of = k, layout
@@ -155,8 +157,7 @@ class CompiledPhysics:
         estimated = not self.env.pipeline.exact  # the estimate's state per step, MuJoCo's layout (else none)
         self.sensed_qpos = np.zeros((k, model.nq) if estimated else (0, 0))
         self.sensed_qvel = np.zeros((k, model.nv) if estimated else (0, 0))
-        delay = self.env.actuation_delay
-        self.delay_queue = np.zeros((0 if delay is None else delay.delay, self.env.plant.na))  # ActuationDelay's FIFO
+        self.delay_queue = np.zeros((delay_steps, self.env.plant.na))  # ActuationDelay's FIFO (0 rows: none)
         self.delay_filled = np.zeros(1, dtype=bool)
         if actuation is None:
             self.torques = np.zeros((k, self.env.plant.na))
@@ -379,7 +380,7 @@ class CompiledPhysics:
         references = wbc.references
         return (
             len(task.reference_chain) == 1 and self.feet is not None and references.com.segment is None
-            and not self.frame_names and wbc.guard is None and wbc.body_states is None and wbc.on_result is None
+            and not self.frame_names and not wbc.reads_state_every_step
         )  # fmt: skip
 
     def _plan_standing(self, action: np.ndarray, time: float, dt: float, k: int) -> None:
@@ -431,10 +432,10 @@ class CompiledPhysics:
     @contextmanager
     def _delay_line(self):
         """The env's actuation delay's FIFO handed to the loop as (queue, filled) and back after it."""
-        delay = self.env.actuation_delay
-        if delay is None or not len(self.delay_queue):
+        if not len(self.delay_queue):  # no delay
             yield (self.delay_queue, self.delay_filled)
             return
+        delay = self.env.actuation_delay
         self.delay_filled[0] = delay.export(self.delay_queue)
         try:
             yield (self.delay_queue, self.delay_filled)
@@ -443,7 +444,7 @@ class CompiledPhysics:
 
     def _run_rows(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int, delay: tuple):
         push = self.push[:end]
-        sensed = (self.sensed_qpos[:end], self.sensed_qvel[:end]) if len(self.sensed_qpos) else (self.sensed_qpos, self.sensed_qvel)
+        sensed = (self.sensed_qpos[:end], self.sensed_qvel[:end])  # (0, 0) without estimation
         if type(self.env.actuation) is PDActuation:
             return loop.run_pd(*self._pd, *delay, push, first, end, warnings)
         if wbc is None:
