@@ -174,3 +174,67 @@ def test_step_adjustment_checks_its_values():
         StepAdjustment(time_scale=0.0)
     with pytest.raises(ValueError, match="trigger_shift_m must be finite"):
         StepAdjustment(trigger_shift_m=float("inf"))
+
+
+# -- the legs collide with each other ---------------------------------------------------------
+def _contact_pairs(model, data) -> set[tuple[str, str]]:
+    return {tuple(sorted((model.geom(c.geom1).name, model.geom(c.geom2).name))) for c in data.contact[: data.ncon]}
+
+
+def _leg_pair(pair: tuple[str, str]) -> bool:
+    sides = {name.split("_")[0] for name in pair}
+    return sides == {"left", "right"} and all(name.split("_")[1] in ("thigh", "shank", "foot") for name in pair)
+
+
+@pytest.mark.parametrize("robot, roll", [("hubo_lite", ("left_hip_roll", "right_hip_roll")), ("g1", ("left_hip_roll_joint", "right_hip_roll_joint"))])
+def test_the_legs_collide_with_each_other_and_nothing_else_changes(robot, roll):
+    """Legs rolled 0.3 rad inwards from home cross (thighs and shanks overlap): in this env's
+    model the left and right leg geoms make contacts, in the balance env's (the model as written)
+    none but the feet's; every other pair, at home on the ground and crossed, is the same in both."""
+    import mujoco
+
+    models = {}
+    for env_id in ("HumanoidWBCPushRecovery-v0", "HumanoidWBC-v0"):
+        env = gym.make(env_id, robot=robot)
+        models[env_id] = env.unwrapped.plant.model
+        env.close()
+    pairs = {}
+    for env_id, model in models.items():
+        data = mujoco.MjData(model)
+        home = model.key_qpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home")]
+        for name, inward in (("home", 0.0), ("crossed", 0.3)):
+            data.qpos[:] = home
+            data.qpos[2] -= 0.002  # 2 mm into the ground: the soles touch it
+            data.qpos[model.joint(roll[0]).qposadr[0]] -= inward
+            data.qpos[model.joint(roll[1]).qposadr[0]] += inward
+            mujoco.mj_forward(model, data)
+            pairs[env_id, name] = _contact_pairs(model, data)
+    colliding, as_written = "HumanoidWBCPushRecovery-v0", "HumanoidWBC-v0"
+    legs = {pair for pair in pairs[colliding, "crossed"] if _leg_pair(pair) and "foot" not in pair[0] + pair[1]}
+    assert {("left_shank", "right_shank"), ("left_thigh", "right_thigh")} <= legs
+    assert not any(_leg_pair(pair) and "foot" not in pair[0] + pair[1] for pair in pairs[as_written, "crossed"])
+    assert {("floor", "left_foot"), ("floor", "right_foot")} <= pairs[colliding, "home"]
+    for name in ("home", "crossed"):
+        others = {pair for pair in pairs[colliding, name] if not _leg_pair(pair)}
+        assert others == {pair for pair in pairs[as_written, name] if not _leg_pair(pair)}
+
+
+def test_collide_legs_names_what_is_wrong():
+    import dataclasses
+
+    import mujoco
+
+    from humanoid_env.envs.plant import collide_legs
+    from humanoid_env.robots import robot_description
+
+    description = robot_description("hubo_lite")
+    model = mujoco.MjModel.from_xml_path(str(description.scene_path("flat")))
+    wrong = dataclasses.replace(description, legs={"left": ("left_knee_pad",), "right": ("right_shank",)})
+    with pytest.raises(ValueError, match="no leg geom named 'left_knee_pad'"):
+        collide_legs(model, wrong)
+    model = mujoco.MjModel.from_xml_path(str(description.scene_path("flat")))
+    collide_legs(model, description)
+    with pytest.raises(ValueError, match="already uses"):
+        collide_legs(model, description)
+    with pytest.raises(ValueError, match="legs must name"):
+        dataclasses.replace(description, legs={"left": ("left_thigh",)})

@@ -169,7 +169,7 @@ class HumanoidWBCBaseEnv(gym.Env):
         #: the [`Plant`][humanoid_env.envs.plant.Plant]: MuJoCo's model and data, reset, randomiser, pushes, sensing.
         self.plant = Plant(
             self.description, self.task.scene, robot.joint_names, self.task.sensed_contacts, pushes, plant_config.push_body,
-            plant_config.randomise_ranges,
+            plant_config.randomise_ranges, self.task.legs_collide,
         )  # fmt: skip
         self._init_noise_rad = plant_config.init_noise_rad
         self.dt = self.plant.dt_physics * self.frame_skip

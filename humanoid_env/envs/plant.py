@@ -26,6 +26,8 @@ from humanoid_env.sim_bridge import SimBridge
 
 _BAD_STATE_WARNINGS = [int(w) for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)]
 _BAD_QPOS, _BAD_QVEL, _BAD_QACC = _BAD_STATE_WARNINGS
+#: The contype / conaffinity bits that make the legs collide with each other (``collide_legs``).
+LEG_BITS = {"left": 4, "right": 8}
 _DOWN = np.array([0.0, 0.0, -1.0])
 _DOWN.flags.writeable = False
 _UP = np.array([0.0, 0.0, 1.0])
@@ -43,6 +45,8 @@ class Plant:
         pushes: the push schedule (disturbance events at ``push_body``).
         push_body: the pushed body's name (None: the description's).
         randomisation: the plant randomiser's ranges (None: the nominal model, untouched).
+        legs_collide: whether the legs collide with each other (``collide_legs``; default: not,
+            the robot's model as written).
 
     Attributes (read by the other parts): ``model``, ``data``, ``dt_physics`` [s], ``bridge``,
     ``sensor``, ``home_key``, ``root_body``, ``push_body`` (id), ``sole_sites`` (ids, ``FEET``'s
@@ -52,12 +56,14 @@ class Plant:
 
     def __init__(
         self, description: RobotDescription, scene: str, joint_names: tuple[str, ...], sensed_contacts: tuple[str, ...],
-        pushes: PushSchedule, push_body: str | None, randomisation: PlantRandomisation | None,
+        pushes: PushSchedule, push_body: str | None, randomisation: PlantRandomisation | None, legs_collide: bool = False,
     ):  # fmt: skip
         self.description = description
         #: the scene's MJCF (robot + world).
         self.scene_xml: Path = description.scene_path(scene)
         self.model = mujoco.MjModel.from_xml_path(str(self.scene_xml))
+        if legs_collide:
+            collide_legs(self.model, description)
         self.data = mujoco.MjData(self.model)
         self.dt_physics = float(self.model.opt.timestep)
         self.bridge = SimBridge(self.model, joint_names, root_joint=description.root_joint)
@@ -207,3 +213,36 @@ class Plant:
         state["_checked_data"] = None  # _state_views makes its views of the copy's data anew
         state.pop("_checked_views", None)
         return state
+
+
+def collide_legs(model: mujoco.MjModel, description: RobotDescription) -> None:
+    """Make ``model``'s two legs collide with each other, in place, and change no other pair.
+
+    Robot geoms other than the feet and hands collide only with the environment (our MJCF
+    convention: ``assets/robot.xml``), so legs would pass through each other unseen. Here each
+    leg's geoms (``description.legs[side]``: thigh and shank) and its foot get that leg's bit of
+    [`LEG_BITS`][humanoid_env.envs.plant.LEG_BITS] in ``contype`` and the other leg's in ``conaffinity``: a left geom
+    and a right geom now collide; two geoms of one leg, and a leg geom and anything else, collide
+    as before (the bits are new to the model). The bodies' bits, which MuJoCo's broadphase reads,
+    are recomputed as the union of their geoms' (as the compiler makes them).
+
+    Raises:
+        ValueError: a leg geom the model does not have, or a model that already uses the bits.
+    """
+    used = int(np.bitwise_or.reduce(model.geom_contype)) | int(np.bitwise_or.reduce(model.geom_conaffinity))
+    if used & (LEG_BITS["left"] | LEG_BITS["right"]):
+        raise ValueError(f"the model already uses contype/conaffinity bits {LEG_BITS}: cannot make its legs collide")
+    geoms = {}
+    for side in ("left", "right"):
+        for name in (*description.legs[side], description.feet[f"{side}_foot"].geom):
+            geoms[name] = (side, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name))
+            if geoms[name][1] < 0:
+                raise ValueError(f"robot {description.name!r}: its model has no leg geom named {name!r} (RobotDescription.legs)")
+    for side, geom in geoms.values():  # (all names checked first: a bad one leaves the model as it was)
+        model.geom_contype[geom] |= LEG_BITS[side]
+        model.geom_conaffinity[geom] |= LEG_BITS["right" if side == "left" else "left"]
+    for body in range(model.nbody):
+        first, count = int(model.body_geomadr[body]), int(model.body_geomnum[body])
+        geoms = slice(first, first + count) if first >= 0 else slice(0, 0)
+        model.body_contype[body] = int(np.bitwise_or.reduce(model.geom_contype[geoms], initial=0))
+        model.body_conaffinity[body] = int(np.bitwise_or.reduce(model.geom_conaffinity[geoms], initial=0))

@@ -70,6 +70,7 @@ class PushRecoveryTask(BalanceTask):
     env_id = "HumanoidWBCPushRecovery-v0"
     name = "push_recovery"
     config_type = PushRecoveryTaskConfig
+    legs_collide = True  # a policy's steps may cross the legs: they meet, as real legs would
     observation_structure: ClassVar[dict[str, int]] = {"feet": 6, "feet_contact": 2, "swing_progress": 1, "capture_point": 2}
 
     @property
@@ -129,7 +130,11 @@ class HumanoidPushRecoveryEnv(HumanoidWBCBaseEnv):
     observation blocks, the reward, termination, estimation, randomisation and the other keywords
     are those of [`HumanoidBalanceEnv`][humanoid_env.envs.balance.HumanoidBalanceEnv]; what differs:
 
-    ## Command and pushes
+    ## Scene, command and pushes
+
+    The scene is the balance env's flat ground, but the legs collide with each other (thighs,
+    shanks and feet of one leg with those of the other: ``humanoid_env.envs.plant.collide_legs``;
+    in the other envs only the feet meet), so a step that crosses the legs is stopped by them.
 
     The CoM target rests over the feet (``com_target_range_m`` = 0) and follows them: once the
     soles' midpoint has moved 5 mm (a step, or feet that slid) while no step is under way, the
@@ -182,6 +187,9 @@ class HumanoidPushRecoveryEnv(HumanoidWBCBaseEnv):
       stepping law (zero action) falls in at least 25 % of 100 episodes (seeds 5000-5099) on that
       robot (at most 50 %, else the grid's step below): Hubo-lite F = 160 (43 falls; 20 at 140),
       the G1 F = 120 (31 falls) (``results/push_recovery/README.md``).
+    - 2026-12-07, second revision: the legs collide with each other. The nominal law's
+      trajectories are unchanged (it takes no crossover steps: wbc-mode fingerprints the same),
+      and so is the push distribution; pd and torque rollouts change where their legs meet.
     """
 
     task_type = PushRecoveryTask

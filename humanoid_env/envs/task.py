@@ -149,6 +149,8 @@ class Task:
     name: ClassVar[str] = ""
     #: the scene (one of ``humanoid_env.robots.SCENES``).
     scene: ClassVar[str] = "flat"
+    #: whether the robot's legs collide with each other in the scene (``humanoid_env.envs.plant.collide_legs``).
+    legs_collide: ClassVar[bool] = False
     #: the typed config of the task's own keywords.
     config_type: ClassVar[type]
     #: contacts (feet, hands of the robot description) measured into ``info["contact_forces"]``.

@@ -53,6 +53,8 @@ class Limb:
 CONVENTIONAL_FEET = {f"{side}_foot": Limb(site=f"{side}_sole", geom=f"{side}_foot") for side in ("left", "right")}
 #: Hands whose sites and sphere geoms are both ``<side>_hand``.
 CONVENTIONAL_HANDS = {f"{side}_hand": Limb(site=f"{side}_hand", geom=f"{side}_hand") for side in ("left", "right")}
+#: Legs whose collision geoms above the foot are ``<side>_thigh`` and ``<side>_shank``.
+CONVENTIONAL_LEGS = {side: (f"{side}_thigh", f"{side}_shank") for side in ("left", "right")}
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ class RobotDescription:
         feet, hands: contact name ([`FEET`][humanoid_env.robots.description.FEET], [`HANDS`][humanoid_env.robots.description.HANDS]) -> [`Limb`][humanoid_env.robots.description.Limb]; default
             [`CONVENTIONAL_FEET`][humanoid_env.robots.description.CONVENTIONAL_FEET], [`CONVENTIONAL_HANDS`][humanoid_env.robots.description.CONVENTIONAL_HANDS] (sites and geoms named like the
             contacts' sides: ``left_sole`` / ``left_foot``, ``left_hand`` / ``left_hand``, ...).
+        legs: side (``left``, ``right``) -> the leg's collision geoms above the foot (default
+            [`CONVENTIONAL_LEGS`][humanoid_env.robots.description.CONVENTIONAL_LEGS]): what a scene whose legs collide with each other makes
+            collide (``humanoid_env.envs.plant.collide_legs``).
         root_joint: the free joint of the floating base.
         torso_frame: frame of the torso-orientation task (a site).
         push_body: body the envs' pushes act on.
@@ -90,6 +95,7 @@ class RobotDescription:
     joint_groups: Mapping[str, tuple[str, ...]]
     feet: Mapping[str, Limb] = field(default_factory=lambda: dict(CONVENTIONAL_FEET))
     hands: Mapping[str, Limb] = field(default_factory=lambda: dict(CONVENTIONAL_HANDS))
+    legs: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(CONVENTIONAL_LEGS))
     root_joint: str = "root"
     torso_frame: str = "torso"
     push_body: str = "torso"
@@ -106,6 +112,8 @@ class RobotDescription:
             raise ValueError(f"robot {self.name!r}: feet must be {FEET} (in that order), got {tuple(self.feet)}")
         if tuple(self.hands) != HANDS:
             raise ValueError(f"robot {self.name!r}: hands must be {HANDS} (in that order), got {tuple(self.hands)}")
+        if sorted(self.legs) != ["left", "right"]:
+            raise ValueError(f"robot {self.name!r}: legs must name the geoms of the 'left' and 'right' legs, got {sorted(self.legs)}")
         if not 0.0 < self.cop_margin <= 1.0:
             raise ValueError(f"robot {self.name!r}: cop_margin must be in (0, 1], got {self.cop_margin}")
 

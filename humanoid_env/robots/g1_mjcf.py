@@ -18,6 +18,8 @@ pinocchio (``wbc_layer.RobotModel.from_mjcf``) both read. What the builder decid
 - Contacts: only the feet and the hands collide, as in our ``assets/robot.xml`` (contype =
   conaffinity = 1, friction 1.0, condim 3, MuJoCo's default solref/solimp): a flat box per foot
   ([`G1_FOOT_BOX`][humanoid_env.robots.g1_mjcf.G1_FOOT_BOX]) instead of the URDF's four sole spheres, and a sphere per hand.
+  Each leg also has a thigh and a shank capsule (``<side>_thigh``, ``<side>_shank``) that
+  collide with nothing unless a scene makes the legs collide with each other.
 - Sites: ``left_sole``/``right_sole`` at the centre of each box's bottom face (axes of the ankle
   roll link: flat foot = site axes level), ``left_hand``/``right_hand`` at the hands' sphere
   centres, ``torso`` on the torso link (where the real robot's torso IMU sits).
@@ -42,7 +44,7 @@ import numpy as np
 from humanoid_env.robots.urdf_tree import Placement, RigidBody, read_urdf_bodies
 
 #: Bump when the builder's output changes: cached files' names depend on it.
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 PACKAGE = "example-robot-data"
 #: The URDF's path inside the package's ``share/example-robot-data`` folder.
 G1_URDF = "robots/g1_description/urdf/g1_29dof_rev_1_0.urdf"
@@ -94,6 +96,11 @@ G1_FOOT_BOX = {
 #: Radius [m] of the hands' collision spheres, centred on the rubber hand's centre of mass (the
 #: hand's mesh spans 0.132 x 0.067 x 0.107 m: the sphere is about the closed hand's thickness).
 G1_HAND_RADIUS = 0.04
+#: The legs' capsules [m] (``_add_leg``): the thigh and shank radii, and the share of the knee
+#: to ankle distance the shank's capsule covers (it stops short of the foot's box).
+G1_THIGH_RADIUS = 0.055
+G1_SHANK_RADIUS = 0.045
+G1_SHANK_LENGTH_SHARE = 0.8
 #: Friction of feet and hands in MuJoCo (sliding, torsional, rolling), as in assets/robot.xml.
 CONTACT_FRICTION = (1.0, 0.005, 0.0001)
 
@@ -179,6 +186,7 @@ def build_g1_spec(urdf: Path, visual_meshes: bool = True) -> mujoco.MjSpec:
                 _add_visual(spec, body, meshes, _mesh_file(share, filename), placement)
     for side in ("left", "right"):
         _add_foot(bodies[f"{side}_ankle_roll_link"], side)
+        _add_leg(bodies, rigid_bodies, side)
         wrist = rigid_bodies[f"{side}_wrist_yaw_link"]
         _add_hand(bodies[wrist.name], side, wrist.link_inertials[f"{side}_rubber_hand"].com)
     for rigid in rigid_bodies.values():
@@ -271,6 +279,22 @@ def _add_foot(body: mujoco.MjsBody, side: str) -> None:
     size = [box["half_length"], box["half_width"], box["half_height"]]
     _add_contact_geom(body, name=f"{side}_foot", type=mujoco.mjtGeom.mjGEOM_BOX, pos=centre, size=size)
     body.add_site(name=f"{side}_sole", pos=[box["centre_x"], 0.0, box["sole_z"]])
+
+
+def _add_leg(bodies: dict[str, mujoco.MjsBody], rigid_bodies: dict[str, RigidBody], side: str) -> None:
+    """The leg's capsules above the foot, ``<side>_thigh`` (hip yaw link to the knee) and
+    ``<side>_shank`` (knee to ``G1_SHANK_LENGTH_SHARE`` of the way to the ankle): no contact and no
+    mass by default (contype = conaffinity = 0); a scene whose legs collide sets their bits
+    (``humanoid_env.envs.plant.collide_legs``)."""
+    for name, body, child, radius, share in (
+        ("thigh", f"{side}_hip_yaw_link", f"{side}_knee_link", G1_THIGH_RADIUS, 1.0),
+        ("shank", f"{side}_knee_link", f"{side}_ankle_pitch_link", G1_SHANK_RADIUS, G1_SHANK_LENGTH_SHARE),
+    ):
+        end = share * np.asarray(rigid_bodies[child].placement.translation, dtype=float)
+        bodies[body].add_geom(
+            name=f"{side}_{name}", type=mujoco.mjtGeom.mjGEOM_CAPSULE, fromto=[0.0, 0.0, 0.0, *_clean(end)],
+            size=[radius, 0, 0], contype=0, conaffinity=0, density=0, group=3, rgba=[0.2, 0.2, 0.25, 0.3],
+        )  # fmt: skip
 
 
 def _add_hand(body: mujoco.MjsBody, side: str, centre: np.ndarray) -> None:
