@@ -12,7 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import humanoid_env  # noqa: F401  (registers the envs and their vector entry point)
-from humanoid_env.vector import ThreadedVectorEnv
+from humanoid_env.vector import EnvThreads, ThreadedVectorEnv
 
 #: Pushes strong enough to end some episodes within the rollouts below (autoreset exercised).
 HEAVY = {"push_magnitude_n": (250.0, 400.0), "push_interval_s": (0.5, 1.0)}
@@ -174,3 +174,43 @@ def test_sb3_threaded_vec_env_ends_a_failing_env_s_episode_and_warns_once():
         _, _, dones, _ = venv.step(np.zeros((2, 4), dtype=np.float32))
     assert dones.tolist() == [False, True]
     venv.close()
+
+
+@pytest.mark.parametrize("num_envs, num_threads", [(1, 1), (2, 2), (5, 2), (8, 3)])
+def test_env_threads_cover_every_env_once_in_contiguous_chunks_and_keep_env_order(num_envs, num_threads):
+    import threading
+
+    threads = EnvThreads(num_envs, num_threads)
+    try:
+        assert [i for chunk in threads.chunks for i in chunk] == list(range(num_envs))  # each env once, in order
+        sizes = [len(chunk) for chunk in threads.chunks]
+        assert len(sizes) == num_threads and max(sizes) - min(sizes) <= 1
+        seen: dict[int, str] = {}
+        results = threads.map(lambda i: seen.setdefault(i, threading.current_thread().name) and i * i)
+        assert results == [i * i for i in range(num_envs)]
+        assert all(seen[i] == threading.current_thread().name for i in threads.chunks[0])  # the caller takes the first chunk
+        caller = threading.current_thread().name  # the other chunks run on the pool's workers
+        assert all(seen[i] != caller for chunk in threads.chunks[1:] for i in chunk)
+    finally:
+        threads.shutdown()
+
+
+def test_env_threads_raise_a_chunk_s_exception_after_every_chunk_finished():
+    import time
+
+    threads = EnvThreads(4, 2)
+    done: list[int] = []
+
+    def step(i: int) -> int:
+        if i == 0:
+            raise RuntimeError("env 0 broke")
+        time.sleep(0.01)
+        done.append(i)
+        return i
+
+    try:
+        with pytest.raises(RuntimeError, match="env 0 broke"):
+            threads.map(step)
+        assert sorted(done) == [2, 3]  # the other thread's chunk ran to its end (env 1 shares env 0's chunk)
+    finally:
+        threads.shutdown()

@@ -2,7 +2,7 @@
 
 [`ThreadedVecEnv`][training.vec_env.ThreadedVecEnv] is SB3's ``DummyVecEnv`` (the same buffers,
 autoreset in the same step, ``infos[i]["terminal_observation"]`` and ``"TimeLimit.truncated"``,
-seeds ``seed + i``) with each vector step's env steps handed to ``num_threads`` threads. The envs'
+seeds ``seed + i``) with each vector step's env steps handed to ``num_threads`` threads (``humanoid_env.vector.EnvThreads``). The envs'
 compiled physics-step loop releases the GIL (``humanoid_env.envs.physics_loop``), so two threads
 step two envs at once without ``SubprocVecEnv``'s processes, pipes and pickling. Its results are
 those of ``DummyVecEnv`` bit for bit at any thread count, except that rewards stay float64, as
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from copy import deepcopy
 
 import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from humanoid_env.vector import thread_count
+from humanoid_env.vector import EnvThreads, thread_count
 
 
 class ThreadedVecEnv(DummyVecEnv):
@@ -36,7 +35,7 @@ class ThreadedVecEnv(DummyVecEnv):
         super().__init__(list(env_fns))
         self.buf_rews = np.zeros(self.num_envs, dtype=np.float64)  # as SubprocVecEnv's (DummyVecEnv's: float32)
         self.num_threads = thread_count(num_threads, self.num_envs)
-        self._pool = ThreadPoolExecutor(self.num_threads, thread_name_prefix="sb3-env") if self.num_threads > 1 else None
+        self._threads = EnvThreads(self.num_envs, self.num_threads, name="sb3-env")
         self._warned = [False] * self.num_envs
 
     def _step_one(self, env_idx: int) -> None:
@@ -70,15 +69,9 @@ class ThreadedVecEnv(DummyVecEnv):
         return {key: buffer[env_idx].copy() for key, buffer in self.buf_obs.items()}
 
     def step_wait(self):
-        if self._pool is None:
-            for env_idx in range(self.num_envs):
-                self._step_one(env_idx)
-        else:
-            list(self._pool.map(self._step_one, range(self.num_envs)))
+        self._threads.map(self._step_one)
         return self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones), deepcopy(self.buf_infos)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        self._threads.shutdown()
         super().close()

@@ -1,0 +1,86 @@
+"""The threaded vector env's two ways of handing a vector step to 2 threads, side by side in one
+process (issue 41; ``docs/speed.md``): one pool task per env (``ThreadPoolExecutor.map``, what
+``ThreadedVectorEnv`` did before ``EnvThreads``) against one contiguous chunk of envs per thread, the
+calling thread taking the first (``EnvThreads``), and 1 thread; ``HumanoidWBC-v0`` in wbc mode,
+random actions, N = 2 and 8, each configuration in turn for R rounds of about 400 env steps.
+Env steps/s (all envs' steps), medians and the medians of the per-round ratios.
+
+    python -m benchmarks.vector_chunks [ROUNDS] > results/speed/vector_chunks.json   # idle machine, about 3 min
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import concatenate, iterate
+
+import humanoid_env  # noqa: F401
+from humanoid_env.vector import ThreadedVectorEnv
+
+
+class PerEnvPool(ThreadedVectorEnv):
+    """``ThreadedVectorEnv`` handing each env's step to the pool as its own task."""
+
+    def __init__(self, fns, num_threads):
+        super().__init__(fns, num_threads=num_threads)
+        self._old = ThreadPoolExecutor(num_threads) if num_threads > 1 else None
+    def step(self, actions):
+        acts = list(iterate(self.action_space, actions))
+        if self._old is None:
+            results = [self._step_one(i, acts[i]) for i in range(self.num_envs)]
+        else:
+            results = list(self._old.map(self._step_one, range(self.num_envs), acts))
+        # the rest as ThreadedVectorEnv.step
+        infos = {}
+        for i, (obs, reward, terminated, truncated, info, final) in enumerate(results):
+            self._env_obs[i] = obs
+            self._rewards[i], self._terminations[i], self._truncations[i] = reward, terminated, truncated
+            if final is not None:
+                infos = self._add_info(infos, final, i)
+            infos = self._add_info(infos, info, i)
+        self._observations = concatenate(self.single_observation_space, self._env_obs, self._observations)
+        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
+        return self._observations, self._rewards.copy(), self._terminations.copy(), self._truncations.copy(), infos
+
+def bench(venv, steps, rng):
+    n = venv.num_envs
+    t = time.perf_counter()
+    for _ in range(steps):
+        venv.step(rng.uniform(-1, 1, (n, *venv.single_action_space.shape)).astype(np.float32))
+    return steps * n / (time.perf_counter() - t)
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 9
+    rng = np.random.default_rng(0)
+
+    def mk():
+        return gym.make("HumanoidWBC-v0")
+
+    venvs = {}
+    for n in (2, 8):
+        venvs[f"n{n}_1t"] = ThreadedVectorEnv([mk] * n, num_threads=1)
+        venvs[f"n{n}_2t_per_env_map"] = PerEnvPool([mk] * n, 2)
+        venvs[f"n{n}_2t_chunks"] = ThreadedVectorEnv([mk] * n, num_threads=2)
+    for v in venvs.values():
+        v.reset(seed=0)
+        bench(v, 3, rng)
+    rates = {k: [] for k in venvs}
+    for _ in range(rounds):
+        for k, v in venvs.items():
+            rates[k].append(bench(v, 400 // v.num_envs, rng))
+    out = {k: {"median": float(np.median(r)), "rounds": [round(x, 1) for x in r]} for k, r in rates.items()}
+    for n in (2, 8):
+        out[f"n{n}_chunks_over_per_env_map"] = float(np.median(np.array(rates[f"n{n}_2t_chunks"]) / np.array(rates[f"n{n}_2t_per_env_map"])))
+        out[f"n{n}_chunks_2t_over_1t"] = float(np.median(np.array(rates[f"n{n}_2t_chunks"]) / np.array(rates[f"n{n}_1t"])))
+    print(json.dumps(out, indent=1))
+    for v in venvs.values():
+        v.close()
+
+
+if __name__ == "__main__":
+    main()
