@@ -3,11 +3,13 @@
 what a policy that always gives the same adjustment to the stepping law gets (README.md, "The
 law's own settings").
 
-    python results/push_recovery/constant_action.py NAME SEED STEP_BLOCK   # e.g. timing-1 5000 0,0,-1,0
+    python results/push_recovery/constant_action.py NAME SEED STEP_BLOCK [BEHIND_M]   # e.g. timing-1 5000 0,0,-1,0
 
 STEP_BLOCK: the 4 entries of the ``step`` action block (offset forward, offset left, timing,
-trigger; each in [-1, 1]); the CoM offset and force share blocks are 0. Writes
-``law_settings/NAME.json`` here (about 5 min on an idle core).
+trigger; each in [-1, 1]); the CoM offset and force share blocks are 0. With BEHIND_M [m], the
+block is given only while the observed capture point lies more than that behind the soles'
+midpoint (its forward coordinate below -BEHIND_M: a backward push), else the zero action.
+Writes ``law_settings/NAME.json`` here (about 5 min on an idle core).
 """
 
 from __future__ import annotations
@@ -21,15 +23,22 @@ from training import jsonio
 from training.evaluate import evaluate
 
 
-def main(name: str, seed: int, step_block: list[float]) -> None:
+def block_start(structure: dict[str, int], block: str) -> int:
+    """Where ``block`` starts in a vector laid out as ``structure`` (name -> size, in order)."""
+    return sum(size for name, size in list(structure.items())[: list(structure).index(block)])
+
+
+def main(name: str, seed: int, step_block: list[float], behind_m: float | None = None) -> None:
     def constant(obs: np.ndarray, env) -> np.ndarray:
-        structure = env.unwrapped.action_structure  # name -> size, in order
-        start = sum(size for name, size in list(structure.items())[: list(structure).index("step")])
+        u = env.unwrapped
         action = np.zeros(env.action_space.shape, dtype=np.float32)
-        action[start : start + structure["step"]] = step_block
+        if behind_m is not None and obs[block_start(u.observation_structure, "capture_point")] >= -behind_m:
+            return action
+        start = block_start(u.action_structure, "step")
+        action[start : start + u.action_structure["step"]] = step_block
         return action
 
-    constant.__name__ = f"constant step block {step_block}"
+    constant.__name__ = f"step block {step_block}" + ("" if behind_m is None else f" while the capture point is {behind_m} m behind")
     result = evaluate("HumanoidWBCPushRecovery-v0", constant, 100, seed, env_kwargs={"robot": "hubo_lite"})
     out = Path(__file__).parent / "law_settings" / f"{name}.json"
     jsonio.write_json(out, result)
@@ -37,4 +46,4 @@ def main(name: str, seed: int, step_block: list[float]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), [float(x) for x in sys.argv[3].split(",")])
+    main(sys.argv[1], int(sys.argv[2]), [float(x) for x in sys.argv[3].split(",")], float(sys.argv[4]) if len(sys.argv) > 4 else None)
