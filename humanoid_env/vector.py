@@ -52,7 +52,7 @@ class EnvThreads:
     them in order; the calling thread takes the first chunk and the pool's ``num_threads - 1``
     workers the others. One task per thread, not per env: an env's GIL-held Python then overlaps
     the other threads' compiled loops without a hand-over through the pool's queue per env
-    (measured: 1.06-1.08x the per-env ``ThreadPoolExecutor.map`` on 2 threads, N = 2 and 8,
+    (measured: 1.05-1.07x the per-env ``ThreadPoolExecutor.map`` on 2 threads, N = 2 and 8,
     ``docs/speed.md``). Results come back in env order, whatever the thread count.
 
     Args:

@@ -243,6 +243,6 @@ def collide_legs(model: mujoco.MjModel, description: RobotDescription) -> None:
         model.geom_conaffinity[geom] |= LEG_BITS["right" if side == "left" else "left"]
     for body in range(model.nbody):
         first, count = int(model.body_geomadr[body]), int(model.body_geomnum[body])
-        geoms = slice(first, first + count) if first >= 0 else slice(0, 0)
-        model.body_contype[body] = int(np.bitwise_or.reduce(model.geom_contype[geoms], initial=0))
-        model.body_conaffinity[body] = int(np.bitwise_or.reduce(model.geom_conaffinity[geoms], initial=0))
+        own = slice(first, first + count) if first >= 0 else slice(0, 0)  # the body's geoms
+        model.body_contype[body] = int(np.bitwise_or.reduce(model.geom_contype[own], initial=0))
+        model.body_conaffinity[body] = int(np.bitwise_or.reduce(model.geom_conaffinity[own], initial=0))
