@@ -96,8 +96,9 @@ G1_FOOT_BOX = {
 #: Radius [m] of the hands' collision spheres, centred on the rubber hand's centre of mass (the
 #: hand's mesh spans 0.132 x 0.067 x 0.107 m: the sphere is about the closed hand's thickness).
 G1_HAND_RADIUS = 0.04
-#: The legs' capsules [m] (``_add_leg``): the thigh and shank radii, and the share of the knee
-#: to ankle distance the shank's capsule covers (it stops short of the foot's box).
+#: The legs' collision capsules [m]: the thigh's (hip yaw link to the knee) and the shank's radii,
+#: and the share of the knee to ankle distance the shank's capsule covers (it stops short of the
+#: foot's box).
 G1_THIGH_RADIUS = 0.055
 G1_SHANK_RADIUS = 0.045
 G1_SHANK_LENGTH_SHARE = 0.8
