@@ -5,13 +5,12 @@ calling thread taking the first (``EnvThreads``), and 1 thread; ``HumanoidWBC-v0
 random actions, N = 2 and 8, each configuration in turn for R rounds of about 400 env steps.
 Env steps/s (all envs' steps), medians and the medians of the per-round ratios.
 
-    python -m benchmarks.vector_chunks [ROUNDS] > results/speed/vector_chunks.json   # idle machine, about 3 min
+    python -m benchmarks.vector_chunks [--rounds 9] [--json results/speed/vector_chunks.json]   # idle machine, about 3 min
 """
 
 from __future__ import annotations
 
-import json
-import sys
+import argparse
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +19,7 @@ import numpy as np
 from gymnasium.vector.utils import concatenate, iterate
 
 import humanoid_env  # noqa: F401
+from benchmarks.common import RESULTS, machine, write_json
 from humanoid_env.vector import ThreadedVectorEnv
 
 
@@ -55,7 +55,11 @@ def bench(venv, steps, rng):
     return steps * n / (time.perf_counter() - t)
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 9
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--json", default=str(RESULTS / "vector_chunks.json"))
+    args = parser.parse_args()
+    rounds, start = args.rounds, machine()
     rng = np.random.default_rng(0)
 
     def mk():
@@ -77,7 +81,8 @@ def main() -> None:
     for n in (2, 8):
         out[f"n{n}_chunks_over_per_env_map"] = float(np.median(np.array(rates[f"n{n}_2t_chunks"]) / np.array(rates[f"n{n}_2t_per_env_map"])))
         out[f"n{n}_chunks_2t_over_1t"] = float(np.median(np.array(rates[f"n{n}_2t_chunks"]) / np.array(rates[f"n{n}_1t"])))
-    print(json.dumps(out, indent=1))
+    write_json(args.json, {"rounds": rounds, "env": "HumanoidWBC-v0", "mode": "wbc", "sizes": [2, 8]}, out, start)
+    print(out)
     for v in venvs.values():
         v.close()
 
