@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector.utils import concatenate, iterate
 
 import humanoid_env  # noqa: F401
 from benchmarks.common import RESULTS, machine, write_json
@@ -29,23 +28,12 @@ class PerEnvPool(ThreadedVectorEnv):
     def __init__(self, fns, num_threads):
         super().__init__(fns, num_threads=num_threads)
         self._old = ThreadPoolExecutor(num_threads) if num_threads > 1 else None
-    def step(self, actions):
-        acts = list(iterate(self.action_space, actions))
+
+    def _step_all(self, actions: list) -> list:
         if self._old is None:
-            results = [self._step_one(i, acts[i]) for i in range(self.num_envs)]
-        else:
-            results = list(self._old.map(self._step_one, range(self.num_envs), acts))
-        # the rest as ThreadedVectorEnv.step
-        infos = {}
-        for i, (obs, reward, terminated, truncated, info, final) in enumerate(results):
-            self._env_obs[i] = obs
-            self._rewards[i], self._terminations[i], self._truncations[i] = reward, terminated, truncated
-            if final is not None:
-                infos = self._add_info(infos, final, i)
-            infos = self._add_info(infos, info, i)
-        self._observations = concatenate(self.single_observation_space, self._env_obs, self._observations)
-        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
-        return self._observations, self._rewards.copy(), self._terminations.copy(), self._truncations.copy(), infos
+            return [self._step_one(i, actions[i]) for i in range(self.num_envs)]
+        return list(self._old.map(self._step_one, range(self.num_envs), actions))
+
 
 def bench(venv, steps, rng):
     n = venv.num_envs

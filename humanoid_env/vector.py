@@ -135,9 +135,12 @@ class ThreadedVectorEnv(SyncVectorEnv):
             obs, info = env.reset()
         return obs, reward, terminated, truncated, info, final
 
+    def _step_all(self, actions: list) -> list:
+        """Every env's ``_step_one`` under its action, on the threads, in env order."""
+        return self._threads.map(lambda i: self._step_one(i, actions[i]))
+
     def step(self, actions):
-        actions = list(iterate(self.action_space, actions))
-        results = self._threads.map(lambda i: self._step_one(i, actions[i]))
+        results = self._step_all(list(iterate(self.action_space, actions)))
         infos: dict[str, Any] = {}
         for i, (obs, reward, terminated, truncated, info, final) in enumerate(results):
             self._env_obs[i] = obs
