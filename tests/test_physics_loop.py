@@ -228,7 +228,7 @@ def test_the_loop_refuses_rows_that_do_not_fit_the_controller(env_id):
         p = physics
         args = dict(rest_tasks=p.rest_tasks, rest_active=p.rest_active[:1], rest_target=p.rest_target[:1], body_s=p.body_s[:1],
                     body_s_dot=p.body_s_dot[:1], sensed_qpos=p.sensed_qpos, sensed_qvel=p.sensed_qvel,
-                    delay_queue=p.delay_queue, delay_filled=p.delay_filled)  # fmt: skip
+                    delay_queue=p.delay_line[0], delay_filled=p.delay_line[1])  # fmt: skip
         args.update(rows)
         return p._physics_loop().run_controller(
             wbc.controller.compiled.core, p.com[0, :1], p.com[1, :1], p.com[2, :1], p.active[:1], p.min_normal_force[:1],

@@ -193,7 +193,7 @@ class HumanoidWBCBaseEnv(gym.Env):
             self.plant.model, bridge, sensors, {"leg_odometry_s": sensing.leg_odometry_s}, provided
         )
         #: torques applied ``actuation_delay_steps`` physics steps late (None: at once).
-        self.actuation_delay = ActuationDelay(settings.actuation_delay_steps) if settings and settings.actuation_delay_steps else None
+        self.actuation_delay = ActuationDelay(settings.actuation_delay_steps, self.plant.na) if settings and settings.actuation_delay_steps else None
         self.context = StepContext(self.plant, self.pipeline, self.task, self.weight_n)
 
         #: the action's blocks (name -> size), in order.

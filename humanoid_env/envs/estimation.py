@@ -251,36 +251,29 @@ class ActuationDelay:
 
     `push` takes the torque (na,) [N m] computed at this step and returns the one to apply
     now: the torque of ``delay`` steps ago; for the first ``delay`` steps after `reset`,
-    the first torque pushed.
+    the first torque pushed. Its state is two arrays, ``queue`` (delay, na) [N m] (the oldest
+    first) and ``filled`` (1,) bool (False: empty since `reset`): the compiled physics loop
+    (``core/physics_loop.hpp``, ``DelayLine``) steps the same arrays in place.
     """
 
-    def __init__(self, delay: int):
+    def __init__(self, delay: int, na: int):
         self.delay = int(delay)
-        self._queue: deque[np.ndarray] = deque()
+        self.queue = np.zeros((self.delay, int(na)))
+        self.filled = np.zeros(1, dtype=bool)
 
     def reset(self) -> None:
-        self._queue.clear()
+        self.filled[0] = False
 
     def push(self, tau: np.ndarray) -> np.ndarray:
         if self.delay == 0:
             return tau
-        if not self._queue:
-            self._queue.extend(np.array(tau, dtype=float) for _ in range(self.delay))
-        self._queue.append(np.array(tau, dtype=float))
-        return self._queue.popleft()
-
-    def export(self, queue: np.ndarray) -> bool:
-        """Write the FIFO into ``queue`` (delay, na) [N m], the oldest first (the compiled physics
-        loop's form); whether it holds torques (False: empty since `reset`, ``queue`` untouched)."""
-        if self._queue:
-            queue[:] = np.array(self._queue)
-        return bool(self._queue)
-
-    def load(self, queue: np.ndarray, filled: bool) -> None:
-        """Take the FIFO back from ``queue`` (delay, na) (empty unless ``filled``)."""
-        self._queue.clear()
-        if filled:
-            self._queue.extend(row.copy() for row in queue)
+        if not self.filled[0]:
+            self.queue[:] = tau
+            self.filled[0] = True
+        applied = self.queue[0].copy()
+        self.queue[:-1] = self.queue[1:]
+        self.queue[-1] = tau
+        return applied
 
 
 class SensorModel:

@@ -29,7 +29,6 @@ physics step without saying so: a scenario; an instrumented tick). Both loops gi
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import mujoco
@@ -127,6 +126,7 @@ class CompiledPhysics:
         self._rows = -1
         self._layout_of = None
         self._estimate_failed = False
+        self._no_delay = (np.zeros((0, env.plant.na)), np.zeros(1, dtype=bool))  # (0 rows: no actuation delay)
 
     # -- buffers -------------------------------------------------------------------------------
     def _physics_loop(self):
@@ -143,9 +143,7 @@ class CompiledPhysics:
     def _buffers(self, k: int, actuation: WbcActuation | None) -> None:
         """Row buffers for ``k`` physics steps (remade when ``k`` or the episode's references change)."""
         references = None if actuation is None else actuation.references
-        delay = self.env.actuation_delay
-        delay_steps = 0 if delay is None else delay.delay
-        layout = (references, self.env.pipeline.exact, delay_steps)
+        layout = (references, self.env.pipeline.exact)
         if self._rows == k and self._layout_of == layout:
             return
         self._rows, self._layout_of = k, layout
@@ -157,8 +155,6 @@ class CompiledPhysics:
         estimated = not self.env.pipeline.exact  # the estimate's state per step, MuJoCo's layout (else none)
         self.sensed_qpos = np.zeros((k, model.nq) if estimated else (0, 0))
         self.sensed_qvel = np.zeros((k, model.nv) if estimated else (0, 0))
-        self.delay_queue = np.zeros((delay_steps, self.env.plant.na))  # ActuationDelay's FIFO (0 rows: none)
-        self.delay_filled = np.zeros(1, dtype=bool)
         if actuation is None:
             self.torques = np.zeros((k, self.env.plant.na))
             return
@@ -287,8 +283,8 @@ class CompiledPhysics:
                 tau[done] = controller.gravity_compensation_torques()
                 statuses.append("fallback")
                 solve_times.append(0.0)
-                with self._delay_line() as delay:  # (the fallback's torque goes through the delay too)
-                    stop, _ = loop.run_torques(tau, *delay, self.push[: done + 1], done, done + 1, warnings)
+                # (the fallback's torque goes through the delay too)
+                stop, _ = loop.run_torques(tau, *self.delay_line, self.push[: done + 1], done, done + 1, warnings)
                 ran = first = done + 1
                 if stop == _physics.LoopStop.NON_FINITE_STATE:
                     env._mark_nonfinite("nonfinite_state")
@@ -342,6 +338,7 @@ class CompiledPhysics:
         command_reads = task.command_reads_state()  # then each step's command waits for its state, too
         estimated = not pipeline.exact  # the estimator reads the state at every physics step
         self._estimate_failed = False
+        self._no_delay = (np.zeros((0, env.plant.na)), np.zeros(1, dtype=bool))  # (0 rows: no actuation delay)
         first, time, commanded = self._next
         for i in range(first, k):
             if not commanded:
@@ -424,25 +421,16 @@ class CompiledPhysics:
         np.multiply(self.share, weight_n, out=self.force_target[:, left])
         np.multiply(1.0 - self.share, weight_n, out=self.force_target[:, right])
 
+    @property
+    def delay_line(self) -> tuple[np.ndarray, np.ndarray]:
+        """The env's actuation delay as the loop takes it, ``(queue (delay, na), filled (1,))``:
+        the ``ActuationDelay``'s own arrays, stepped in place (0 rows: no delay)."""
+        delay = self.env.actuation_delay
+        return self._no_delay if delay is None else (delay.queue, delay.filled)
+
     def _run(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int):
         """Physics steps ``first`` .. ``end - 1`` from the rows planned for them: (LoopStop, steps done)."""
-        with self._delay_line() as delay:
-            return self._run_rows(loop, wbc, first, end, warnings, delay)
-
-    @contextmanager
-    def _delay_line(self):
-        """The env's actuation delay's FIFO handed to the loop as (queue, filled) and back after it."""
-        if not len(self.delay_queue):  # no delay
-            yield (self.delay_queue, self.delay_filled)
-            return
-        delay = self.env.actuation_delay
-        self.delay_filled[0] = delay.export(self.delay_queue)
-        try:
-            yield (self.delay_queue, self.delay_filled)
-        finally:
-            delay.load(self.delay_queue, bool(self.delay_filled[0]))
-
-    def _run_rows(self, loop, wbc: WbcActuation | None, first: int, end: int, warnings: int, delay: tuple):
+        delay = self.delay_line
         push = self.push[:end]
         sensed = (self.sensed_qpos[:end], self.sensed_qvel[:end])  # (0, 0) without estimation
         if type(self.env.actuation) is PDActuation:
