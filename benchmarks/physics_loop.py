@@ -19,7 +19,8 @@ its limit, and the vector envs.
    ``compute()`` through the Python wrapper, from a fifth env).
 3. **Vector envs** (Hubo-lite, wbc): ``ThreadedVectorEnv`` (``gym.make_vec``) with 1 and 2 threads
    for N = 2, 8, 32 envs, and stable-baselines3's ``SubprocVecEnv`` with 2 workers (N = 2) and
-   ``DummyVecEnv`` (N = 2), taking turns; env steps/s (all envs' steps), medians.
+   with one worker per env at the largest N (``subproc_<N>w_n<N>``: the processes' way to as many
+   envs), and ``DummyVecEnv`` (N = 2), taking turns; env steps/s (all envs' steps), medians.
 
 Run it on an idle machine (nothing else running: two threads or processes need both cores).
 
@@ -29,6 +30,7 @@ JSON: ``results = {"single": {robot: {"<mode>_<loop>": {"steps_per_s", "steps_pe
 
     python -m benchmarks.physics_loop [--block 200] [--rounds 5] [--vector-block 40] [--json PATH]
     python -m benchmarks.physics_loop --env HumanoidWBCWalk-v0 --no-vector --json PATH   # the walk env
+    python -m benchmarks.physics_loop --robots --vector-block 200 --json PATH   # the vector envs alone
 """
 
 from __future__ import annotations
@@ -164,6 +166,8 @@ def vector_envs(block: int, rounds: int, seed: int, sizes: tuple[int, ...]) -> d
         for threads in (1, 2):
             contenders[f"threaded_{threads}t_n{n}"] = ("gym", gym.make_vec(ENV_ID, num_envs=n, num_threads=threads))
     contenders["subproc_2w_n2"] = ("sb3", SubprocVecEnv([make, make]))
+    if max(sizes) > 2:  # one worker process per env, as SB3 makes them: the processes' way to N envs
+        contenders[f"subproc_{max(sizes)}w_n{max(sizes)}"] = ("sb3", SubprocVecEnv([make] * max(sizes)))
     contenders["dummy_n2"] = ("sb3", DummyVecEnv([make, make]))
     rng = np.random.default_rng(seed)
 
@@ -194,6 +198,8 @@ def vector_envs(block: int, rounds: int, seed: int, sizes: tuple[int, ...]) -> d
     for n in sizes:
         ratios[f"n{n}_2t_over_1t"] = result[f"threaded_2t_n{n}"]["steps_per_s"] / result[f"threaded_1t_n{n}"]["steps_per_s"]
         ratios[f"n{n}_2t_over_subproc_2w"] = result[f"threaded_2t_n{n}"]["steps_per_s"] / result["subproc_2w_n2"]["steps_per_s"]
+        if f"subproc_{n}w_n{n}" in result:
+            ratios[f"n{n}_2t_over_subproc_{n}w"] = result[f"threaded_2t_n{n}"]["steps_per_s"] / result[f"subproc_{n}w_n{n}"]["steps_per_s"]
     result["ratios"] = ratios
     return result
 
@@ -204,7 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--vector-block", type=int, default=40, help="about block x 2 env steps per vector block")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 8, 32], help="vector env sizes N")
-    parser.add_argument("--robots", nargs="+", default=list(ROBOTS))
+    parser.add_argument("--robots", nargs="*", default=list(ROBOTS), help="the one-env rows' robots (none: the vector envs alone)")
     parser.add_argument("--env", default=ENV_ID, help=f"the one-env rows' env id (default {ENV_ID}; the vector envs' stays)")
     parser.add_argument("--no-vector", action="store_true")
     parser.add_argument("--seed", type=int, default=0)

@@ -202,6 +202,51 @@ def test_no_step_while_the_capture_point_is_inside_the_support():
     assert not law(trigger_margin_m=0.01).needs_step([0.09, 0.0], FEET_XY, YAW)
 
 
+class EagerLaw(SteppingLaw):
+    """The law making its support polygon at every move of the feet (no shortcut in ``needs_step``)."""
+
+    def needs_step(self, capture_point, feet_xy, feet_yaw) -> bool:
+        self._support_at(self._support_moved_to(feet_xy, feet_yaw))
+        return super().needs_step(capture_point, feet_xy, feet_yaw)
+
+
+@pytest.mark.parametrize("trigger_margin_m", [0.0, 0.01, -0.02])
+def test_needs_step_answers_as_if_the_polygon_were_made_at_every_move(trigger_margin_m):
+    """``needs_step`` answers from the last polygon made where that is certain (the capture point
+    deeper inside it than the corners have moved since): on feet rocking and sliding by up to
+    0.5 mm and 3 mrad per tick, with capture points drawn from deep inside the support to beyond its
+    corners (both sides of every threshold), every answer equals the law's that makes the polygon at every move,
+    the shortcut is taken on many ticks, and the support a later caller sees is the same."""
+    rng = np.random.default_rng(3)
+    swing = SwingSettings(swing_s=0.35, height_m=0.05)
+    settings = SteppingSettings(swing=swing, trigger_margin_m=trigger_margin_m)
+    regions = {"left_foot": box_region("left"), "right_foot": box_region("right")}
+    lazy, eager = SteppingLaw(regions, COP, OMEGA, settings), EagerLaw(regions, COP, OMEGA, settings)
+    feet, yaw = FEET_XY.copy(), YAW.copy()
+    made = []  # one entry per polygon looked up (made or the last one)
+    original = lazy._support_at
+
+    def counted(key):
+        made.append(key)
+        return original(key)
+
+    lazy._support_at = counted
+    answers = []
+    for _ in range(4000):
+        feet += rng.uniform(-5e-4, 5e-4, feet.shape) * rng.integers(0, 2)
+        yaw += rng.uniform(-3e-3, 3e-3, 2) * rng.integers(0, 2)
+        edge = eager.support_polygon(feet, yaw)  # (the same key rule: the eager law's own polygon)
+        centre, corner = edge.mean(axis=0), edge[rng.integers(len(edge))]
+        xi = centre + (corner - centre) * rng.uniform(0.3, 1.2) + rng.uniform(-0.01, 0.01, 2)
+        answer = lazy.needs_step(xi, feet, yaw)
+        assert answer == eager.needs_step(xi, feet, yaw)
+        answers.append(answer)
+        assert lazy._support_key == eager._support_key
+    assert 0.05 < np.mean(answers) < 0.95  # both answers drawn often
+    assert np.array_equal(lazy.support_polygon(feet, yaw), eager.support_polygon(feet, yaw))
+    assert len(answers) - len(made) > 500  # answered from the last polygon (no polygon looked up) that often
+
+
 def test_the_forces_are_measured_only_when_the_law_uses_them():
     """``update`` takes the normal forces or a function returning them: called not while the law
     stands with the capture point inside the support, called at a step's decision and at every

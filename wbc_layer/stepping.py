@@ -112,6 +112,9 @@ _TICK_TOLERANCE_S = 1e-9
 #: A step is taken only if it leaves the capture point this much deeper inside the support than
 #: standing would by the same time [m].
 STEP_GAIN_M = 1e-3
+#: What `SteppingLaw.needs_step` adds to the certain depth [m], far above the rounding of the
+#: slack's few operations (about 1e-16 m at these distances).
+_CERTAIN_M = 1e-9
 
 
 def _non_negative(value, what: str) -> float:
@@ -566,21 +569,47 @@ class SteppingLaw:
         self.timing_clipped = False
         self.adjustment = NO_ADJUSTMENT
         self.events: list[str] = []
-        self._support_cache: tuple[list[float], np.ndarray] | None = None
+        #: where the support polygon stands: the feet's (x, y) and yaws, left then right (6 floats),
+        #: when it was last moved (`support_polygon`'s rule); None before the first tick.
+        self._support_key: list[float] | None = None
+        #: the last polygon made: (its key, polygon (k, 2), its edges (outward unit normals (k, 2),
+        #: offsets (k,))); made only when used, so it may be of an older key than ``_support_key``.
+        self._support: tuple[list[float], np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
 
     # -- geometry ----------------------------------------------------------------------------
     def support_polygon(self, feet_xy: np.ndarray, feet_yaw: np.ndarray) -> np.ndarray:
         """(k, 2) hull of both soles' CoP rectangles (world); the last one is kept while the feet
-        stay within 0.1 mm and 1 mrad of where they were (standing: every tick the same)."""
+        stay within 0.1 mm and 0.1 mrad of where it was made (standing: every tick the same)."""
+        return self._support_at(self._support_moved_to(feet_xy, feet_yaw))[1]
+
+    def _support_moved_to(self, feet_xy: ArrayLike, feet_yaw: ArrayLike) -> list[float]:
+        """The support's key after the feet at ``feet_xy`` (2, 2), ``feet_yaw`` (2,): the feet's
+        own pose where any of its six numbers moved by 0.1 mm (0.1 mrad) or more from the key
+        (a scalar loop: numpy's per-call overhead on six numbers cost more every tick)."""
         key = [*np.asarray(feet_xy, dtype=float).ravel().tolist(), *np.asarray(feet_yaw, dtype=float).tolist()]
-        cached = self._support_cache
-        if cached is not None and all(abs(old - new) < 1e-4 for old, new in zip(cached[0], key, strict=True)):
-            return cached[1]  # (a scalar loop: numpy's per-call overhead on six numbers cost more every tick)
-        corners = [_rectangle(feet_xy[i], float(feet_yaw[i]), self.cop_half_sizes) for i in range(2)]
-        polygon = _hull(np.vstack(corners))
-        self._support_cache = (key, polygon)
-        self._support_edges = _edges(polygon)
-        return polygon
+        old = self._support_key
+        if old is None or not all(abs(a - b) < 1e-4 for a, b in zip(old, key, strict=True)):
+            self._support_key = old = key
+        return old
+
+    def _support_at(self, key: list[float]) -> tuple[list[float], np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """``(key, polygon, edges)`` of the support at ``key`` (made now unless it was the last made)."""
+        support = self._support
+        if support is None or support[0] != key:
+            corners = [_rectangle(np.array(key[2 * i : 2 * i + 2]), key[4 + i], self.cop_half_sizes) for i in range(2)]
+            polygon = _hull(np.vstack(corners))
+            self._support = support = (key, polygon, _edges(polygon))
+        return support
+
+    def _corner_shift_bound(self, old: list[float], new: list[float]) -> float:
+        """An upper bound [m] on how far any CoP-rectangle corner moved between two support keys:
+        per foot, the centre's shift plus the yaw's change times the corner's radius (a rotation
+        by ``a`` moves a point at radius ``r`` by ``2 r sin(a / 2) <= r a``)."""
+        radius = math.hypot(*self.cop_half_sizes)
+        return max(
+            math.hypot(new[2 * i] - old[2 * i], new[2 * i + 1] - old[2 * i + 1]) + abs(new[4 + i] - old[4 + i]) * radius
+            for i in range(2)
+        )
 
     def place(self, swing_foot: str, capture_point: ArrayLike, feet_xy: ArrayLike, feet_yaw: ArrayLike,
               time_to_touch_down_s: float) -> Placement:  # fmt: skip
@@ -652,13 +681,28 @@ class SteppingLaw:
 
     def needs_step(self, capture_point, feet_xy, feet_yaw) -> bool:
         """Whether standing cannot capture: the capture point is outside the double-support CoP
-        polygon by more than ``trigger_margin_m``."""
-        polygon = self.support_polygon(np.asarray(feet_xy, dtype=float), np.asarray(feet_yaw, dtype=float))
-        normals, offsets = self._support_edges
-        slack = offsets - normals @ np.asarray(capture_point, dtype=float)
+        polygon by more than ``trigger_margin_m``.
+
+        Where the feet moved since the last polygon was made, the answer comes from that polygon
+        when it is certain: the new polygon lies within the corners' largest shift of the old
+        one (each corner moves by at most its centre's shift plus the yaw's change times its
+        radius), so a capture point deeper than that shift (plus the threshold) inside the old
+        one is inside the new one too, and no step is needed. Otherwise the new polygon is made,
+        as at every move before (the same answers: ``tests/test_stepping_law.py``)."""
+        key = self._support_moved_to(feet_xy, feet_yaw)
+        xi = np.asarray(capture_point, dtype=float)
         margin = self.settings.trigger_margin_m
         if self.adjustment.trigger_shift_m != 0.0:
             margin = margin + self.adjustment.trigger_shift_m
+        # No step wherever the slack (the depth inside) is at least max(0, -margin), below.
+        last = self._support
+        if last is not None and last[0] != key:
+            normals, offsets = last[2]
+            certain = max(0.0, -margin) + self._corner_shift_bound(last[0], key) + _CERTAIN_M
+            if float((offsets - normals @ xi).min()) >= certain:
+                return False
+        _, polygon, (normals, offsets) = self._support_at(key)
+        slack = offsets - normals @ xi
         if margin < 0.0:  # inside the edge by more than -margin: the nearest edge's slack decides
             return bool(slack.min() < -margin)
         if slack.min() >= 0.0:  # inside: standing can capture
