@@ -74,14 +74,39 @@ wbc::DelayLine delay_line(BoundLoop& loop, Mutable<double>& queue, Mutable<bool>
   return {static_cast<int>(queue.shape(0)), queue.data(), filled.data()};
 }
 
+/// The stepping law's watch (wbc::StandingWatch) with its own arrays: the support polygon it is
+/// given and the rows it writes.
+struct BoundWatch : wbc::StandingWatch {
+  std::vector<double> normal_rows, offset_rows, key_row, capture_rows, xpos_rows, xmat_rows;
+
+  /// Point the watch at rows for k steps (grown as needed; the rows it holds are kept).
+  void reserve(int k) {
+    const auto rows = static_cast<std::size_t>(k);
+    if (capture_rows.size() < 2 * rows) {
+      capture_rows.resize(2 * rows);
+      xpos_rows.resize(6 * rows);
+      xmat_rows.resize(18 * rows);
+    }
+    capture_point = capture_rows.data();
+    sole_xpos = xpos_rows.data();
+    sole_xmat = xmat_rows.data();
+  }
+
+  nb::ndarray<nb::numpy, double> rows(std::vector<double>& values, std::initializer_list<std::size_t> shape, nb::handle owner) {
+    return nb::ndarray<nb::numpy, double>(values.data(), shape, owner);
+  }
+};
+
 /// loop.run with the GIL released: (LoopStop, steps done); its std::invalid_argument as ValueError.
 nb::tuple run_released(BoundLoop& loop, Controller* controller, const wbc::PlannedReferences* references,
                        const double* torques, const double* push, int first, int k, int warnings_at_reset,
-                       const wbc::PdGains* pd, const wbc::SensedState* sensed, const wbc::DelayLine* delay) {
+                       const wbc::PdGains* pd, const wbc::SensedState* sensed, const wbc::DelayLine* delay,
+                       BoundWatch* watch = nullptr) {
   LoopStop stop;
+  if (watch != nullptr) watch->reserve(k);
   try {
     nb::gil_scoped_release release;
-    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed, delay);
+    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed, delay, watch);
   } catch (const std::invalid_argument& err) {
     value_error(err.what());
   }
@@ -156,7 +181,58 @@ NB_MODULE(_physics, m) {
       .value("RELAXED", LoopStop::kRelaxed)
       .value("NON_FINITE_TORQUES", LoopStop::kNonFiniteTorques)
       .value("NON_FINITE_STATE", LoopStop::kNonFiniteState)
-      .value("INVALID_STATE", LoopStop::kInvalidState);
+      .value("INVALID_STATE", LoopStop::kInvalidState)
+      .value("WATCH", LoopStop::kWatch);
+  nb::class_<BoundWatch>(m, "StandingWatch")
+      .def(
+          "__init__",
+          [](BoundWatch* self, int root_body, double omega, const std::vector<int>& sole_sites, double corner_radius) {
+            if (sole_sites.size() != 2) value_error("sole_sites must name 2 sites (left, right)");
+            if (!(omega > 0.0) || !(corner_radius >= 0.0)) value_error("omega must be > 0 and corner_radius >= 0");
+            new (self) BoundWatch();
+            self->root_body = root_body;
+            self->omega = omega;
+            self->sole_sites[0] = sole_sites[0];
+            self->sole_sites[1] = sole_sites[1];
+            self->corner_radius = corner_radius;
+          },
+          "root_body"_a, "omega"_a, "sole_sites"_a, "corner_radius"_a,
+          "The stepping law's watch (core/physics_loop.hpp's StandingWatch): the subtree of root_body gives the "
+          "capture point at pendulum frequency omega [1/s]; the soles' sites (left, right); the CoP corners' "
+          "radius [m].")
+      .def(
+          "set_support",
+          [](BoundWatch& w, const Array<double>& normals, const Array<double>& offsets, const Array<double>& key, double depth,
+             int from) {
+            const std::size_t n = offsets.size();
+            if (n < 3) value_error("the support polygon needs at least 3 edges");
+            const double* nd = checked("normals", normals, {n, 2});
+            w.normal_rows.assign(nd, nd + 2 * n);
+            w.offset_rows.assign(offsets.data(), offsets.data() + n);
+            const double* kd = sized("key", key, 6);
+            w.key_row.assign(kd, kd + 6);
+            w.normals = w.normal_rows.data();
+            w.offsets = w.offset_rows.data();
+            w.key = w.key_row.data();
+            w.n_edges = static_cast<int>(n);
+            w.depth = depth;
+            w.from = from;
+          },
+          "normals"_a, "offsets"_a, "key"_a, "depth"_a, "from_step"_a,
+          "The law's last support polygon (outward unit normals (n, 2), offsets (n,) [m]), its feet (6: x, y left "
+          "and right [m], their yaws [rad]), the depth [m] beyond the corners' shift, and the first step watched.")
+      .def_prop_ro("capture_point", [](nb::handle self) {
+            auto& w = nb::cast<BoundWatch&>(self);
+            return w.rows(w.capture_rows, {w.capture_rows.size() / 2, 2}, self);
+          }, "(rows, 2) each watched step's capture point [m] (a view; rows not watched hold old values).")
+      .def_prop_ro("sole_xpos", [](nb::handle self) {
+            auto& w = nb::cast<BoundWatch&>(self);
+            return w.rows(w.xpos_rows, {w.xpos_rows.size() / 6, 2, 3}, self);
+          }, "(rows, 2, 3) each watched step's sole site positions [m] (a view).")
+      .def_prop_ro("sole_xmat", [](nb::handle self) {
+            auto& w = nb::cast<BoundWatch&>(self);
+            return w.rows(w.xmat_rows, {w.xmat_rows.size() / 18, 2, 9}, self);
+          }, "(rows, 2, 9) each watched step's sole site rotations, row-major (a view).");
   nb::class_<BoundLoop>(m, "PhysicsLoop")
       .def(
           "__init__",
@@ -190,7 +266,8 @@ NB_MODULE(_physics, m) {
              const Array<double>& orientation_target, const std::vector<int>& rest_tasks, const Array<bool>& rest_active,
              const Array<double>& rest_target, const Array<double>& body_s, const Array<double>& body_s_dot,
              const Array<double>& sensed_qpos, const Array<double>& sensed_qvel, Mutable<double> delay_queue,
-             Mutable<bool> delay_filled, const Array<double>& push, int first, int k, int warnings_at_reset) {
+             Mutable<bool> delay_filled, const Array<double>& push, int first, int k, int warnings_at_reset,
+             BoundWatch* watch) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -235,18 +312,21 @@ NB_MODULE(_physics, m) {
             const double* forces = checked("push", push, {rows, 3});
             const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
             const wbc::DelayLine delay = delay_line(loop, delay_queue, delay_filled);
-            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed, &delay);
+            if (watch != nullptr && watch->n_edges < 3) value_error("the watch has no support polygon (set_support first)");
+            return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed, &delay,
+                                watch);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
           "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
           "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "sensed_qpos"_a, "sensed_qvel"_a,
-          "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a,
+          "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a, "watch"_a = nb::none(),
           "Physics steps first .. k-1 under the controller, each with its row of references (the body rest tasks' "
           "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies), of the "
           "robot's sensed state (k, nq) and (k, nv) in MuJoCo's layout (size 0: the simulator's own) and of push, "
           "the torques through the actuation delay's FIFO (delay_queue (delay, na), delay_filled (1,), written "
-          "back; 0 rows: none) (the GIL released): (LoopStop, steps done).")
+          "back; 0 rows: none), with the stepping law's StandingWatch before its watched steps (None: none) (the GIL "
+          "released): (LoopStop, steps done).")
       .def(
           "run_torques",
           [](BoundLoop& loop, const Array<double>& torques, Mutable<double> delay_queue, Mutable<bool> delay_filled,

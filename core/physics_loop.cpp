@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace wbc {
@@ -83,9 +84,31 @@ bool PhysicsLoop::state_sound(int warnings_at_reset) const {
          sum_is_finite(d_->act, m_->na);
 }
 
+bool PhysicsLoop::no_step_certain(const StandingWatch& w, int i) {
+  mj_subtreeVel(m_, d_);  // (what the law's caller runs at every step: the same data after it)
+  const mjtNum* com = d_->subtree_com + 3 * w.root_body;
+  const mjtNum* velocity = d_->subtree_linvel + 3 * w.root_body;
+  double* xi = w.capture_point + 2 * i;
+  for (int j = 0; j < 2; ++j) xi[j] = com[j] + velocity[j] / w.omega;
+  double shift = 0.0;
+  for (int f = 0; f < 2; ++f) {
+    const mjtNum* position = d_->site_xpos + 3 * w.sole_sites[f];
+    const mjtNum* rotation = d_->site_xmat + 9 * w.sole_sites[f];
+    std::copy(position, position + 3, w.sole_xpos + 6 * i + 3 * f);
+    std::copy(rotation, rotation + 9, w.sole_xmat + 18 * i + 9 * f);
+    const double yaw = std::atan2(rotation[3], rotation[0]);
+    shift = std::max(shift, std::hypot(position[0] - w.key[2 * f], position[1] - w.key[2 * f + 1]) +
+                                std::abs(yaw - w.key[4 + f]) * w.corner_radius);
+  }
+  double slack = std::numeric_limits<double>::infinity();
+  for (int e = 0; e < w.n_edges; ++e)
+    slack = std::min(slack, w.offsets[e] - (w.normals[2 * e] * xi[0] + w.normals[2 * e + 1] * xi[1]));
+  return slack >= w.depth + shift;
+}
+
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
                           const double* push, int first, int k, int warnings_at_reset, const PdGains* pd,
-                          const SensedState* sensed, const DelayLine* delay) {
+                          const SensedState* sensed, const DelayLine* delay, const StandingWatch* watch) {
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
@@ -118,6 +141,7 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
   mjtNum* push_force = d_->xfrc_applied + 6 * layout_.push_body;
   for (int i = first; i < k; ++i) {
     steps_done_ = i;
+    if (watch != nullptr && i >= watch->from && !no_step_certain(*watch, i)) return LoopStop::kWatch;
     for (int j = 0; j < 3; ++j) push_force[j] = push[3 * i + j];
     bool relaxed = false;
     auto tau = tau_.row(i);

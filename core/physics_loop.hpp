@@ -39,6 +39,29 @@ enum class LoopStop : int {
   kNonFiniteTorques = 3,  // step `steps_done`'s torques are not finite: nothing was written
   kNonFiniteState = 4,    // step `steps_done - 1`'s mj_step made a non-finite state or a bad-state warning
   kInvalidState = 5,      // the controller rejected step `steps_done`'s state (Python's tick raises why)
+  kWatch = 6,             // the standing watch could not rule out a step before step `steps_done` (nothing of it ran)
+};
+
+/// The stepping law's watch over standing steps planned ahead (humanoid_env.envs.stepping.StandingWatch):
+/// before each watched step, the capture point of the simulator's state (mj_subtreeVel, then
+/// c + v / omega, as the law's caller computes it) and the soles' poses, and whether the law
+/// certainly takes no step there: the capture point lies deeper than `depth` plus the CoP corners'
+/// largest shift since the polygon's feet (`key`) inside the law's last support polygon. Where it
+/// is not certain the loop stops before the step (kWatch) and Python asks the law itself.
+struct StandingWatch {
+  int from = 0;                     // steps i >= from are watched
+  int root_body = 0;                // the body whose subtree gives the CoM and its velocity
+  double omega = 0.0;               // the law's pendulum frequency [1/s]
+  int sole_sites[2] = {0, 0};       // the soles' sites, left then right
+  const double* normals = nullptr;  // (n_edges, 2) the polygon's outward unit normals
+  const double* offsets = nullptr;  // (n_edges) their offsets [m]
+  int n_edges = 0;
+  const double* key = nullptr;      // (6) the polygon's feet: x, y of left then right [m], their yaws [rad]
+  double corner_radius = 0.0;       // [m] a CoP rectangle's corner from its sole's centre
+  double depth = 0.0;               // [m] the law's threshold and the tolerances (Python's)
+  double* capture_point = nullptr;  // (k, 2) out: each watched step's capture point [m]
+  double* sole_xpos = nullptr;      // (k, 2, 3) out: the soles' site positions [m]
+  double* sole_xmat = nullptr;      // (k, 2, 9) out: the soles' site rotations (row-major)
 };
 
 /// PD control of the joints (the pd action mode): targets (na) [rad], gains (na), torque limits (na).
@@ -108,11 +131,12 @@ class PhysicsLoop {
   /// neither a controller nor torques), each step's torques are PD torques at that step's state.
   /// `sensed`: the state the tick (or PD law) sees at each step, instead of the simulator's (an
   /// estimate). `delay`: the torques go through its FIFO (applied `delay` steps late; tau() holds
-  /// those applied, tau_computed() those computed). Returns why it stopped; steps_done() says how
-  /// far it got.
+  /// those applied, tau_computed() those computed). `watch`: the stepping law's watch before each
+  /// watched step (kWatch where it cannot rule out a step). Returns why it stopped; steps_done()
+  /// says how far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
                int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr,
-               const DelayLine* delay = nullptr);
+               const DelayLine* delay = nullptr, const StandingWatch* watch = nullptr);
 
   int steps_done() const { return steps_done_; }
   /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.
@@ -137,6 +161,7 @@ class PhysicsLoop {
 
  private:
   void to_pinocchio(const mjtNum* qpos, const mjtNum* qvel);
+  bool no_step_certain(const StandingWatch& watch, int i);
   bool state_sound(int warnings_at_reset) const;
 
   const mjModel* m_;

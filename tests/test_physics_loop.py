@@ -16,7 +16,7 @@ import pytest
 import humanoid_env  # noqa: F401  (registers the envs)
 from humanoid_env import _physics
 from humanoid_env.envs.estimation import PRESETS as ESTIMATION_PRESETS
-from humanoid_env.envs.physics_loop import compiled_loop_obstacle
+from humanoid_env.envs.physics_loop import CompiledPhysics, compiled_loop_obstacle
 from humanoid_env.envs.walking import WalkingStage
 
 #: The ``estimation="moderate"`` preset without its actuation delay.
@@ -319,3 +319,39 @@ def test_a_stage_that_says_when_it_reads_sees_the_state_of_its_step_there_and_is
     ahead = [not at_its_step for reads, at_its_step in seen if not reads]
     assert len(seen) == 1000 and all(reads) and len(reads) >= 100  # a re-plan every 20 ms at least
     assert sum(ahead) >= 500  # most of the others ran ahead of the physics
+
+
+@pytest.mark.parametrize("robot", ["hubo_lite", "g1"])
+def test_push_recovery_plans_the_laws_standing_ticks_ahead_under_its_watch(monkeypatch, robot):
+    """Push recovery's stepping stage reads the state at every physics step, but while its law
+    stands the compiled loop plans the ticks ahead and its watch checks each one (the push-recovery
+    cases of the bit-for-bit test above: the same settings and seed, there equal to the Python
+    loop's trajectory). Here, that those runs went through every path: many ticks watched, the watch
+    stopping where it could not rule a step out, and there the law answering itself, both ways (no
+    step: the ticks planned ahead stand; a step: the ticks after it planned one at a time)."""
+    counts = {"ticks": 0, "watched": 0, "stops": 0, "standing_on": 0, "stepped": 0}
+    original_run, original_stood, original_ask = CompiledPhysics._run, CompiledPhysics._stood, CompiledPhysics._ask_stepper
+
+    def run(self, loop, wbc, first, end, warnings):
+        stop, done = original_run(self, loop, wbc, first, end, warnings)
+        counts["ticks"] += done - first
+        counts["stops"] += stop == _physics.LoopStop.WATCH
+        return stop, done
+
+    def stood(self, wbc, first, done, stop):
+        counts["watched"] += max(0, done - max(first, self._watched_from))
+        original_stood(self, wbc, first, done, stop)
+
+    def ask(self, action, wbc, i, planned):
+        result = original_ask(self, action, wbc, i, planned)
+        counts["stepped" if self._watched_from is None else "standing_on"] += 1
+        return result
+
+    monkeypatch.setattr(CompiledPhysics, "_run", run)
+    monkeypatch.setattr(CompiledPhysics, "_stood", stood)
+    monkeypatch.setattr(CompiledPhysics, "_ask_stepper", ask)
+    _, obstacles, statuses = rollout("compiled", 300, 3, "HumanoidWBCPushRecovery-v0", robot=robot, push_magnitude_n=(150.0, 260.0),
+                                     push_interval_s=(1.0, 2.0))  # fmt: skip
+    assert obstacles == {None} and statuses["stepping"] > 10
+    assert counts["watched"] > 0.3 * counts["ticks"]  # (random actions shift the law's trigger up to 3 cm sooner: fewer)
+    assert counts["stops"] > 0 and counts["standing_on"] > 0 and counts["stepped"] > 0

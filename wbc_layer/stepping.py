@@ -115,6 +115,8 @@ STEP_GAIN_M = 1e-3
 #: What `SteppingLaw.needs_step` adds to the certain depth [m], far above the rounding of the
 #: slack's few operations (about 1e-16 m at these distances).
 _CERTAIN_M = 1e-9
+#: The support polygon stays while each of the feet's x, y [m] and yaw [rad] moved less than this.
+_SUPPORT_MOVE = 1e-4
 
 
 def _non_negative(value, what: str) -> float:
@@ -584,13 +586,40 @@ class SteppingLaw:
 
     def _support_moved_to(self, feet_xy: ArrayLike, feet_yaw: ArrayLike) -> list[float]:
         """The support's key after the feet at ``feet_xy`` (2, 2), ``feet_yaw`` (2,): the feet's
-        own pose where any of its six numbers moved by 0.1 mm (0.1 mrad) or more from the key
+        own pose where any of its six numbers moved by ``_SUPPORT_MOVE`` or more from the key
         (a scalar loop: numpy's per-call overhead on six numbers cost more every tick)."""
         key = [*np.asarray(feet_xy, dtype=float).ravel().tolist(), *np.asarray(feet_yaw, dtype=float).tolist()]
         old = self._support_key
-        if old is None or not all(abs(a - b) < 1e-4 for a, b in zip(old, key, strict=True)):
+        if old is None or not all(abs(a - b) < _SUPPORT_MOVE for a, b in zip(old, key, strict=True)):
             self._support_key = old = key
         return old
+
+    def standing_watch(self) -> tuple[np.ndarray, np.ndarray, list[float], float] | None:
+        """What a caller needs to rule out a step at later ticks without asking the law, while it
+        stands: ``(normals (k, 2), offsets (k,), key (6), depth [m])``, the last support polygon
+        made (outward unit normals, offsets), its feet (x, y of left and right [m], then their
+        yaws [rad]) and a depth. At a later standing tick whose capture point lies deeper than
+        ``depth`` plus the CoP corners' largest shift from ``key`` (per foot, its centre's shift
+        plus its yaw's change times ``hypot(*cop_half_sizes)``) inside that polygon, `update`
+        takes no step: ``depth`` is the trigger's threshold (``max(0, -margin)``) plus how far the
+        feet may be from the support's key (less than ``_SUPPORT_MOVE`` in each number) plus
+        ``_CERTAIN_M``. The caller then tells the law of each such tick with `stood`. None while a
+        step is under way or before a polygon was made."""
+        if self.phase != STANDING or self._support is None:
+            return None
+        key, _, (normals, offsets) = self._support
+        margin = self.settings.trigger_margin_m
+        if self.adjustment.trigger_shift_m != 0.0:
+            margin = margin + self.adjustment.trigger_shift_m
+        lag = math.hypot(_SUPPORT_MOVE, _SUPPORT_MOVE) + _SUPPORT_MOVE * math.hypot(*self.cop_half_sizes)
+        return normals, offsets, list(key), max(0.0, -margin) + lag + _CERTAIN_M
+
+    def stood(self, feet_xy: ArrayLike, feet_yaw: ArrayLike) -> None:
+        """A standing tick at which the caller ruled out a step (`standing_watch`): the law's
+        state after it, as `update` would leave it (no events; the support's key follows the
+        feet at ``feet_xy`` (2, 2), ``feet_yaw`` (2,) [m, rad])."""
+        self.events = []
+        self._support_moved_to(feet_xy, feet_yaw)
 
     def _support_at(self, key: list[float]) -> tuple[list[float], np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """``(key, polygon, edges)`` of the support at ``key`` (made now unless it was the last made)."""

@@ -15,7 +15,10 @@ it reached (a part that reads it at every physics step and says so gets segments
 Python per step its own, the tick and the physics compiled: the stepping law, the wall's
 hand-force loop, the contact guard, the seesaw's board law and the board's sensed state, handed to
 each tick as rows, its predicted acceleration read back through ``on_result``; a task's command
-that reads the state, each step's command then waiting for its state too). What
+that reads the state, each step's command then waiting for its state too). Push recovery's
+stepping law, while it stands, is planned ahead all the same: the loop's watch checks before each
+of those ticks that the law's answer is "no step" and stops where it cannot tell (``StandingWatch``
+in ``core/physics_loop.hpp``; the section on it below). What
 needs Python inside an env step stops the loop at that step and resumes it: a QP
 with no solution (the documented fallback, gravity compensation), a relaxed QP (its slack for
 ``info``).
@@ -29,13 +32,16 @@ physics step without saying so: a scenario; an instrumented tick). Both loops gi
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
 
 from humanoid_env.envs.actuation import PDActuation, TorqueActuation, WbcActuation
+from humanoid_env.envs.decoding import StandingDecoder
 from humanoid_env.envs.plant import Plant
+from humanoid_env.envs.stepping import SteppingStage
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.controller import WholeBodyController
@@ -127,6 +133,12 @@ class CompiledPhysics:
         self._layout_of = None
         self._estimate_failed = False
         self._no_delay = (np.zeros((0, env.plant.na)), np.zeros(1, dtype=bool))  # (0 rows: no actuation delay)
+        #: the stepping law's watch (`_start_watch`), the first tick it watches in the rows planned
+        #: (None: none), and the ticks whose command, push and decoder's outputs are in the rows
+        #: already (``_premade``: ticks planned ahead before a step was decided at a watched tick).
+        self._watch = self._watch_layout = None
+        self._watched_from: int | None = None
+        self._premade = 0
 
     # -- buffers -------------------------------------------------------------------------------
     def _physics_loop(self):
@@ -148,6 +160,7 @@ class CompiledPhysics:
             return
         self._rows, self._layout_of = k, layout
         self.push = np.zeros((k, 3))
+        self.times = np.zeros(k)  # each step's time as planned [s]
         self.goals = np.zeros((k, 3))
         self.target = np.zeros((2, k, 3))  # the CoM target's position and velocity per step
         self.share = np.zeros(k)
@@ -254,6 +267,7 @@ class CompiledPhysics:
             planned = k
         else:  # planned by _plan_ahead, up to a step whose references read the state
             planned, self._next = 0, (0, time, False)
+        self._watched_from, self._premade = None, 0
         if type(actuation) is TorqueActuation:
             self.torques[:] = actuation.torques(None, None, action)[0]
         elif type(actuation) is PDActuation:
@@ -268,6 +282,8 @@ class CompiledPhysics:
                     env._mark_nonfinite("nonfinite_estimate")
                     break
             stop, done = self._run(loop, wbc, first, planned, warnings)
+            if self._watched_from is not None:
+                self._stood(wbc, first, done, stop)
             if wbc is not None and wbc.on_result is not None and done > first:  # one step (it reads the state at each)
                 self._hand_result(wbc)
             statuses.extend(["solved" if wbc is not None else "off"] * (done - first))
@@ -289,6 +305,8 @@ class CompiledPhysics:
                 if stop == _physics.LoopStop.NON_FINITE_STATE:
                     env._mark_nonfinite("nonfinite_state")
                     break
+            elif stop == _physics.LoopStop.WATCH:  # the law may step at `done`: it answers there itself
+                planned = self._ask_stepper(action, wbc, done, planned)
             elif stop == _physics.LoopStop.INVALID_STATE:
                 raise InvalidStateError(f"the controller's core rejected the state: {loop.error}")
             elif stop == _physics.LoopStop.NON_FINITE_TORQUES:  # step `done`: computed, not applied
@@ -340,8 +358,11 @@ class CompiledPhysics:
         self._estimate_failed = False
         self._no_delay = (np.zeros((0, env.plant.na)), np.zeros(1, dtype=bool))  # (0 rows: no actuation delay)
         first, time, commanded = self._next
+        self._watched_from = None
+        watched = False
         for i in range(first, k):
-            if not commanded:
+            premade = i < self._premade
+            if not (commanded or premade):
                 if i > first and command_reads:
                     self._next = (i, time, False)
                     return i
@@ -349,9 +370,12 @@ class CompiledPhysics:
                 command.evaluate(time)
                 self.push[i] = pushes.update(rng, time)
             commanded = False
+            self.times[i] = time
             if i > first and (estimated or (wbc is not None and wbc.reads_state_at(time))):
-                self._next = (i, time, True)
-                return i
+                watched = watched or (not (estimated or premade) and self._start_watch(wbc, i))
+                if not watched:
+                    self._next = (i, time, True)
+                    return i
             if estimated:  # the state the controller sees at this physics step
                 pipeline.update(env.plant.data)
                 if not pipeline.is_finite():
@@ -359,12 +383,106 @@ class CompiledPhysics:
                     return i
                 self.sensed_qpos[i], self.sensed_qvel[i] = pipeline.state(env.plant.data)
             if wbc is not None:
-                wbc.plan_references(context, time, dt, action)
+                if premade:  # the decoder's outputs planned already: the stepping stage alone, as plan_references runs it
+                    self._restore_decoded(i, wbc.references)
+                    context.time = time
+                    self._stepper(wbc).update(wbc.references, context, action, dt)
+                    wbc.references.evaluate(time)
+                elif watched:  # a standing tick under the watch: the stage writes without reading the state
+                    stepper = self._stepper(wbc)
+                    stepper.watched = True
+                    try:
+                        wbc.plan_references(context, time, dt, action)
+                    finally:
+                        stepper.watched = False
+                else:
+                    wbc.plan_references(context, time, dt, action)
                 self._record(i, wbc.references)
                 if wbc.body_states is not None:  # read now: a step whose references read the state
                     self._record_bodies(i, wbc)
             time += dt
         return k
+
+    # -- the stepping law's standing ticks, planned ahead under a watch ---------------------------------
+    # Push recovery's stepping stage reads the state at every physics step, but while its law stands
+    # its references are the same at each one and its answer is "no step" wherever the capture point
+    # lies deep enough inside the support (SteppingLaw.standing_watch). Such ticks are planned ahead
+    # with the stage's standing writes; the compiled loop checks that condition before each of them
+    # (core/physics_loop.hpp's StandingWatch: the capture point and soles as the stage reads them) and
+    # stops where it cannot rule a step out. The stage is then told of the ticks that ran (`stood`),
+    # and asked at the stopping tick (`_ask_stepper`): no step, the ticks planned ahead stand and the
+    # watch goes on; a step, the ticks after it are planned one at a time from the state, their
+    # command, push and decoder's outputs (state-free) taken from the rows. The same references,
+    # random draws and trajectories as planning every tick from the state (tests/test_physics_loop.py).
+
+    def _stepper(self, wbc: WbcActuation | None) -> SteppingStage | None:
+        """The stepping stage a watch can plan ahead for: the reference chain is exactly the
+        standing decoder then a stepping stage, and nothing else reads the state at every step."""
+        chain = self.env.task.reference_chain
+        if wbc is None or wbc.reads_state_every_step or len(chain) != 2:
+            return None
+        decoder, stepper = chain
+        return stepper if type(decoder) is StandingDecoder and type(stepper) is SteppingStage else None
+
+    def _start_watch(self, wbc: WbcActuation | None, i: int) -> bool:
+        """Whether the ticks from ``i`` on are planned ahead under the stepping law's watch; if so,
+        arms the compiled loop's watch from tick ``i``."""
+        stepper = self._stepper(wbc)
+        support = None if stepper is None else stepper.standing_watch()
+        if support is None:
+            return False
+        plant, law = self.env.plant, stepper.law
+        layout = (plant.root_body, law.omega, [int(s) for s in plant.sole_sites], math.hypot(*law.cop_half_sizes))
+        if self._watch is None or self._watch_layout != layout:  # (an episode's law: its omega)
+            self._watch, self._watch_layout = _physics.StandingWatch(*layout), layout
+        self._arm_watch(support, i)
+        return True
+
+    def _arm_watch(self, support: tuple, i: int) -> None:
+        normals, offsets, key, depth = support
+        self._watch.set_support(normals, offsets, np.array(key), depth, i)
+        self._watched_from = i
+
+    def _stood(self, wbc: WbcActuation, first: int, done: int, stop) -> None:
+        """Tell the stepping stage of the watched ticks the loop call checked (``first`` .. the
+        step it stopped at, that one included where its tick began: no solution, non-finite
+        torques, a state rejected)."""
+        checked_stop = stop in (_physics.LoopStop.NOT_SOLVED, _physics.LoopStop.NON_FINITE_TORQUES, _physics.LoopStop.INVALID_STATE)
+        start, end = max(first, self._watched_from), done + 1 if checked_stop else done
+        if end > start:
+            watch = self._watch
+            self._stepper(wbc).stood(watch.capture_point[start:end], watch.sole_xpos[start:end], watch.sole_xmat[start:end])
+
+    def _ask_stepper(self, action: np.ndarray, wbc: WbcActuation, i: int, planned: int) -> int:
+        """The watch stopped before tick ``i``: the stepping stage's own update there (from the
+        state), on the decoder's outputs planned for it; returns the ticks planned from then on."""
+        env = self.env
+        stepper, references, dt = self._stepper(wbc), wbc.references, env.plant.dt_physics
+        time = float(self.times[i])
+        self._restore_decoded(i, references)
+        env.context.time = time
+        stepper.update(references, env.context, action, dt)
+        references.evaluate(time)
+        self._record(i, references)
+        support = stepper.standing_watch()
+        if support is not None:  # no step: the ticks planned ahead stand, watched from the next one
+            self._arm_watch(support, i + 1)
+            self._restore_decoded(planned - 1, references)  # the references as the last tick planned left them
+            references.evaluate(float(self.times[planned - 1]))
+            return planned
+        self._watched_from, self._premade = None, planned  # a step from tick i: the next ticks one at a time
+        self._next = (i + 1, time + dt, True)
+        return i + 1
+
+    def _restore_decoded(self, i: int, references) -> None:
+        """The standing decoder's outputs of tick ``i`` (its row) into ``references``: the CoM
+        reference's position and velocity and the feet's force targets."""
+        com = references.com
+        com.position[:] = self.com[0, i]
+        com.velocity[:] = self.com[1, i]
+        for c in self.feet:
+            weight = float(self.force_weight[i, c])
+            self.contact_entries[c].track(float(self.force_target[i, c]), None if weight < 0.0 else weight)
 
     def _standing_only(self, task, wbc: WbcActuation | None) -> bool:
         """Whether the env step's references are the gliding CoM target and the standing decoder
@@ -437,11 +555,12 @@ class CompiledPhysics:
             return loop.run_pd(*self._pd, *delay, push, first, end, warnings)
         if wbc is None:
             return loop.run_torques(self.torques[:end], *delay, push, first, end, warnings)
+        watch = self._watch if self._watched_from is not None else None
         return loop.run_controller(
             wbc.controller.compiled.core, self.com[0, :end], self.com[1, :end], self.com[2, :end], self.active[:end],
             self.min_normal_force[:end], self.max_normal_force[:end], self.track_force[:end], self.force_target[:end],
             self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
             self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
             self.rest_tasks, self.rest_active[:end], self.rest_target[:end], self.body_s[:end], self.body_s_dot[:end],
-            *sensed, *delay, push, first, end, warnings,
+            *sensed, *delay, push, first, end, warnings, watch,
         )  # fmt: skip

@@ -200,6 +200,9 @@ class SteppingStage(ReferenceStage):
     """
 
     says_when_it_reads = True  # at every physics step (``reads_state_at``'s default)
+    #: True while the compiled loop plans a standing tick ahead under its watch (`standing_watch`):
+    #: `update` then writes the standing references alone, reading no state.
+    watched = False
 
     def __init__(self, plant: Plant, law: SteppingLaw, weight_n: float,
                  on_support_moved: Callable[[np.ndarray, float], None] | None = None,
@@ -238,6 +241,9 @@ class SteppingStage(ReferenceStage):
         if self.step_block is not None and action is not None and action is not self._adjusted_action:
             law.adjustment = step_adjustment(action[self.step_block])  # once per env step's action
             self._adjusted_action = action
+        if self.watched:  # the law's answer is known to be "no step": `stood` brings its state along after the physics
+            self._write_standing(references)
+            return
         com, velocity = context.sensed_com()
         self.capture_point = com[:2] + velocity[:2] / self.omega
         feet, yaws = sole_poses(self.plant)
@@ -264,10 +270,12 @@ class SteppingStage(ReferenceStage):
         self._midpoint = midpoint
 
     def _write(self, references: References, com: np.ndarray, velocity: np.ndarray, feet: np.ndarray, yaws: np.ndarray) -> None:
+        if self.law.phase == STANDING:  # (no step under way: the law's swing is None)
+            self._write_standing(references)
+            return
         swing = self.law.swing
-        stepping = self.law.phase != STANDING
         reference = references.com
-        cop = self.law.cop_reference(self.capture_point, feet[:, :2], yaws) if stepping else None
+        cop = self.law.cop_reference(self.capture_point, feet[:, :2], yaws)
         if cop is not None:  # the acceleration the stance foot can give (SteppingLaw.cop_reference)
             reference.position[:2] = com[:2]
             reference.velocity[:2] = velocity[:2]
@@ -275,7 +283,36 @@ class SteppingStage(ReferenceStage):
         elif reference.acceleration[0] != 0.0 or reference.acceleration[1] != 0.0:
             reference.acceleration[:] = 0.0
         for foot in FEET:
-            write_foot(references, foot, swing if swing is not None and swing.foot == foot else None, self._own_bounds[foot], stepping)
+            write_foot(references, foot, swing if swing is not None and swing.foot == foot else None, self._own_bounds[foot], True)
+
+    def _write_standing(self, references: References) -> None:
+        """The references while the law stands: no CoM acceleration of the law's, both feet
+        supporting with their own bounds, the swing tasks off (the same at every standing tick)."""
+        reference = references.com
+        if reference.acceleration[0] != 0.0 or reference.acceleration[1] != 0.0:
+            reference.acceleration[:] = 0.0
+        for foot in FEET:
+            write_foot(references, foot, None, self._own_bounds[foot], False)
+
+    # -- the compiled loop's watch over standing ticks planned ahead --------------------------------
+    def standing_watch(self) -> tuple[np.ndarray, np.ndarray, list[float], float] | None:
+        """The law's [`standing_watch`][wbc_layer.stepping.SteppingLaw.standing_watch] where the
+        compiled loop may plan this stage's standing ticks ahead (``humanoid_env.envs.physics_loop``):
+        the law stands, and a step it takes moves nothing already planned (no ``on_support_moved``:
+        push recovery's goal follows the feet once per env step); else None."""
+        return self.law.standing_watch() if self.on_support_moved is None else None
+
+    def stood(self, capture_points: np.ndarray, sole_xpos: np.ndarray, sole_xmat: np.ndarray) -> None:
+        """Standing ticks planned ahead at which the compiled loop's watch ruled out a step, in
+        order: each one's capture point (2,) [m] and soles' site positions (2, 3) [m] and
+        rotations (2, 9), as `update` would have read them; the stage and the law are left as
+        `update` leaves them (the law's `stood`; the last capture point)."""
+        law = self.law
+        for positions, rotations in zip(sole_xpos, sole_xmat, strict=True):
+            rotations = rotations.reshape(-1, 3, 3)
+            law.stood(positions[:, :2], np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0]))  # (sole_poses's yaws)
+        if len(capture_points):
+            self.capture_point = capture_points[-1].copy()
 
     def info(self) -> dict[str, Any]:
         """The law's state for ``info["stepping"]``."""
