@@ -14,7 +14,7 @@ each ``compute()`` call within the block (``benchmarks.env_throughput.time_compu
 MuJoCo and the env.
 
     python -m benchmarks.tree_ab --a /path/to/old/checkout --b . [--rounds 15] [--block 100]
-        [--measure env_step|tick] [--cases ENV:MODE[:ROBOT] ...] [--json out.json]
+        [--measure env_step|tick] [--cases ENV:MODE[:ROBOT] ...] [--action-scale 1] [--json out.json]
 
 A checkout other than the installed one is run with this virtualenv, put first on ``sys.path``
 without the editable install's finder; it needs its compiled core (``wbc_layer/_core*.so``) and
@@ -59,11 +59,11 @@ if installed is None or not os.path.realpath(installed.origin).startswith(tree +
 import gymnasium as gym, numpy as np
 import humanoid_env
 assert os.path.realpath(humanoid_env.__file__).startswith(tree + os.sep), (humanoid_env.__file__, tree)
-env_id, mode, robot, measure = sys.argv[2:6]
+env_id, mode, robot, measure, scale = sys.argv[2:7]
 env = gym.make(env_id, action_mode=mode, **({} if robot == "default" else {"robot": robot}))
 rng = np.random.default_rng(0)
 env.reset(seed=0)
-low, high = env.action_space.low, env.action_space.high
+low, high = float(scale) * env.action_space.low, float(scale) * env.action_space.high
 if measure == "tick":  # the tree's own timer of the controller's compute() calls
     from benchmarks.env_throughput import time_compute
     in_compute = time_compute(env.unwrapped)
@@ -89,9 +89,9 @@ for line in sys.stdin:
 class Worker:
     """One env in one checkout, in its own process."""
 
-    def __init__(self, tree: Path, env_id: str, mode: str, robot: str = "default", measure: str = "env_step"):
+    def __init__(self, tree: Path, env_id: str, mode: str, robot: str = "default", measure: str = "env_step", action_scale: float = 1.0):
         self.process = subprocess.Popen(
-            [sys.executable, "-c", WORKER, os.path.realpath(tree), env_id, mode, robot, measure],
+            [sys.executable, "-c", WORKER, os.path.realpath(tree), env_id, mode, robot, measure, repr(float(action_scale))],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         line = self.process.stdout.readline().strip()
@@ -110,10 +110,11 @@ class Worker:
 
 
 def measure(
-    a: Path, b: Path, env_id: str, mode: str, rounds: int, block: int, robot: str = "default", what: str = "env_step"
+    a: Path, b: Path, env_id: str, mode: str, rounds: int, block: int, robot: str = "default", what: str = "env_step",
+    action_scale: float = 1.0,
 ) -> dict:
     """Alternating blocks of ``block`` steps, ``rounds`` rounds (A first in even rounds, B in odd)."""
-    workers = {"a": Worker(a, env_id, mode, robot, what), "b": Worker(b, env_id, mode, robot, what)}
+    workers = {"a": Worker(a, env_id, mode, robot, what, action_scale), "b": Worker(b, env_id, mode, robot, what, action_scale)}
     times = {"a": [], "b": []}
     try:
         for r in range(rounds):
@@ -144,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time whole env steps, or the controller's compute() calls within them")
     parser.add_argument("--cases", nargs="+", metavar="ENV:MODE[:ROBOT]",
                         help="env step cases instead of the default ones (e.g. HumanoidWBCWalk-v0:wbc:g1)")
+    parser.add_argument("--action-scale", type=float, default=1.0,
+                        help="random actions uniform in +-this (default 1, the whole box; PPO explores with about 0.1-0.4)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     results = {}
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     unit = "steps/s" if args.measure == "env_step" else "ticks/s"
     for env_id, mode, *robot in cases:
         robot = robot[0] if robot else "default"
-        row = measure(args.a, args.b, env_id, mode, args.rounds, args.block, robot, args.measure)
+        row = measure(args.a, args.b, env_id, mode, args.rounds, args.block, robot, args.measure, args.action_scale)
         key = f"{env_id}/{mode}" + ("" if robot == "default" else f"/{robot}")
         results[key] = row
         print(
@@ -167,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         settings = {
             "a": str(args.a), "b": str(args.b), "rounds": args.rounds, "block": args.block, "measure": args.measure,
+            "action_scale": args.action_scale,
             "cases": [list(c) for c in cases],
         }  # fmt: skip
         write_json(args.json, settings, results, machine_start)
