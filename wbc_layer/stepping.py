@@ -601,10 +601,10 @@ class SteppingLaw:
         yaws [rad]) and a depth. At a later standing tick whose capture point lies deeper than
         ``depth`` plus the CoP corners' largest shift from ``key`` (per foot, its centre's shift
         plus its yaw's change times ``hypot(*cop_half_sizes)``) inside that polygon, `update`
-        takes no step: ``depth`` is the trigger's threshold (``max(0, -margin)``) plus how far the
-        feet may be from the support's key (less than ``_SUPPORT_MOVE`` in each number) plus
-        ``_CERTAIN_M``. The caller then tells the law of each such tick with `stood`. None while a
-        step is under way or before a polygon was made."""
+        takes no step: ``depth`` is the trigger's threshold (``max(0, -margin)``) plus the most the
+        corners can be from the support's key's (the feet move its key only by 0.1 mm, 0.1 mrad)
+        plus 1e-9 m for rounding. The caller then tells the law of each such tick with `stood`.
+        None while a step is under way or before a polygon was made."""
         if self.phase != STANDING or self._support is None:
             return None
         key, _, (normals, offsets) = self._support
