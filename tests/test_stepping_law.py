@@ -374,3 +374,50 @@ def test_law_on_the_point_mass_does_not_step_for_a_push_inside_the_ankle_bound()
     stepper = law()
     captured, steps, _, _ = lipm_rollout(stepper, [0.8 * 0.085 * OMEGA, 0.0])
     assert captured and steps == 0
+
+
+def test_standing_watch_rules_out_only_ticks_at_which_update_takes_no_step():
+    """``standing_watch``'s condition (the capture point deeper than ``depth`` plus the CoP corners'
+    largest shift from ``key`` inside the last polygon made) holds only at ticks where ``update``
+    itself takes no step, and ``stood`` leaves the law as ``update`` does there (no events, the
+    support's key moved alike). Feet rocking by up to 0.5 mm and 3 mrad per tick, capture points
+    from deep inside the support to 6 cm beyond it, 3000 ticks, the condition computed as the compiled
+    loop computes it (core/physics_loop.cpp's StandingWatch)."""
+    rng = np.random.default_rng(5)
+    asked, told = law(), law()
+    feet, yaw = np.array([[0.0, WIDTH / 2, 0.0], [0.0, -WIDTH / 2, 0.0]]), YAW.copy()
+    radius = math.hypot(*COP)
+    certain = 0
+    for tick in range(3000):
+        feet[:, :2] += rng.uniform(-5e-4, 5e-4, (2, 2)) * rng.integers(0, 2)
+        yaw += rng.uniform(-3e-3, 3e-3, 2) * rng.integers(0, 2)
+        watch = asked.standing_watch()
+        xi = feet[:, :2].mean(axis=0) + rng.uniform(-0.15, 0.15, 2)
+        if watch is not None:
+            normals, offsets, key, depth = watch
+            shift = max(math.hypot(feet[f, 0] - key[2 * f], feet[f, 1] - key[2 * f + 1]) + abs(yaw[f] - key[4 + f]) * radius for f in range(2))
+            if float((offsets - normals @ xi).min()) >= depth + shift:
+                certain += 1
+                asked.update(tick * DT, xi, feet, yaw, np.array([180.0, 180.0]), 400.0)
+                told.stood(feet[:, :2], yaw)
+                assert asked.phase == STANDING and asked.events == [] and told.events == []
+                assert asked._support_key == told._support_key
+                continue
+        # not certain: both laws are asked (a step taken there resets them alike)
+        asked.update(tick * DT, xi, feet, yaw, np.array([180.0, 180.0]), 400.0)
+        told.update(tick * DT, xi, feet, yaw, np.array([180.0, 180.0]), 400.0)
+        if asked.phase != STANDING:  # a step: start both over, standing where they are
+            asked.reset(), told.reset()
+    assert certain > 600  # the condition held at a fifth of the ticks or more, with the answers above
+
+
+def test_standing_watch_is_none_while_a_step_is_under_way_or_before_a_polygon():
+    stepper = law()
+    assert stepper.standing_watch() is None  # no polygon made yet
+    feet = np.array([[0.0, WIDTH / 2, 0.0], [0.0, -WIDTH / 2, 0.0]])
+    stepper.update(0.0, [0.0, 0.0], feet, YAW, np.array([180.0, 180.0]), 400.0)
+    normals, offsets, key, depth = stepper.standing_watch()
+    assert key == [0.0, WIDTH / 2, 0.0, -WIDTH / 2, 0.0, 0.0] and len(offsets) == len(normals) >= 4
+    assert 1.5e-4 < depth < 2e-4  # threshold 0 (trigger margin 0), the key's lag, 1e-9 m
+    stepper.update(DT, [0.12, 0.0], feet, YAW, np.array([180.0, 180.0]), 400.0)  # past the front edge: a step
+    assert stepper.phase == UNLOADING and stepper.standing_watch() is None
