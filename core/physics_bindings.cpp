@@ -312,7 +312,14 @@ NB_MODULE(_physics, m) {
             const double* forces = checked("push", push, {rows, 3});
             const wbc::SensedState sensed = sensed_rows(loop, sensed_qpos, sensed_qvel, k);
             const wbc::DelayLine delay = delay_line(loop, delay_queue, delay_filled);
-            if (watch != nullptr && watch->n_edges < 3) value_error("the watch has no support polygon (set_support first)");
+            if (watch != nullptr) {
+              if (watch->n_edges < 3) value_error("the watch has no support polygon (set_support first)");
+              if (watch->root_body < 0 || watch->root_body >= loop.model_nbody())
+                value_error("the watch's root_body " + std::to_string(watch->root_body) + " is not a body of the loop's model");
+              for (int site : watch->sole_sites)
+                if (site < 0 || site >= loop.model_nsite())
+                  value_error("the watch's sole site " + std::to_string(site) + " is not a site of the loop's model");
+            }
             return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed, &delay,
                                 watch);
           },

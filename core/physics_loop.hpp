@@ -158,6 +158,8 @@ class PhysicsLoop {
   int na() const { return static_cast<int>(layout_.actuators.size()); }
   int model_nq() const { return m_->nq; }
   int model_nv() const { return m_->nv; }
+  int model_nbody() const { return m_->nbody; }
+  int model_nsite() const { return m_->nsite; }
 
  private:
   void to_pinocchio(const mjtNum* qpos, const mjtNum* qvel);

@@ -355,3 +355,32 @@ def test_push_recovery_plans_the_laws_standing_ticks_ahead_under_its_watch(monke
     assert obstacles == {None} and statuses["stepping"] > 10
     assert counts["watched"] > 0.3 * counts["ticks"]  # (random actions shift the law's trigger up to 3 cm sooner: fewer)
     assert counts["stops"] > 0 and counts["standing_on"] > 0 and counts["stepped"] > 0
+
+
+def test_the_watch_refuses_what_does_not_fit_and_names_it():
+    """The stepping law's watch checks what it is handed before the loop reads MuJoCo's arrays
+    with it: a polygon of at least 3 edges, a key of 6 numbers, its body and sites in the model."""
+    env = gym.make("HumanoidWBCPushRecovery-v0").unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape))
+    physics, plant = env._compiled_physics, env.plant
+    sites = [int(s) for s in plant.sole_sites]
+    with pytest.raises(ValueError, match="sole_sites must name 2 sites"):
+        _physics.StandingWatch(plant.root_body, 3.8, sites[:1], 0.1)
+    with pytest.raises(ValueError, match="omega must be > 0"):
+        _physics.StandingWatch(plant.root_body, 0.0, sites, 0.1)
+    watch = _physics.StandingWatch(plant.model.nbody + 2, 3.8, sites, 0.1)
+    square = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    with pytest.raises(ValueError, match="at least 3 edges"):
+        watch.set_support(square[:2], np.ones(2), np.zeros(6), 0.0, 1)
+    with pytest.raises(ValueError, match="key must hold 6 entries"):
+        watch.set_support(square, np.ones(4), np.zeros(5), 0.0, 1)
+    watch.set_support(square, np.ones(4), np.zeros(6), 0.0, 1)
+    wbc = env.actuation
+    physics._watch, physics._watched_from = watch, 1
+    with pytest.raises(ValueError, match=rf"root_body {plant.model.nbody + 2} is not a body of the loop's model"):
+        physics._run(physics._physics_loop(), wbc, 0, env.frame_skip, plant._warning_counts)
+    physics._watch = watch = _physics.StandingWatch(plant.root_body, 3.8, [sites[0], plant.model.nsite], 0.1)
+    watch.set_support(square, np.ones(4), np.zeros(6), 0.0, 1)
+    with pytest.raises(ValueError, match=rf"sole site {plant.model.nsite} is not a site of the loop's model"):
+        physics._run(physics._physics_loop(), wbc, 0, env.frame_skip, plant._warning_counts)
