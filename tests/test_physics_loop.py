@@ -142,6 +142,38 @@ def test_a_qp_with_no_solution_falls_back_in_the_compiled_loop_as_in_python():
     np.testing.assert_allclose(env.data.qpos, python_env.data.qpos, rtol=0.0, atol=1e-12)
 
 
+def test_a_fallback_while_a_foot_unloads_sees_the_contacts_of_its_step_in_both_loops():
+    """The fallback's static QP distributes the weight over the contacts at its physics step, with
+    their normal-force bounds. In push recovery a foot that unloads has its bound ramped down at
+    every physics step (then lifts off), so the contacts change between an env step's physics
+    steps: the compiled loop hands the fallback the contacts of the step it stopped at (their
+    rows), as the Python loop's write of that step's references does. The overflowing CoM target
+    of the test above, in an env step of the unloading; the same tolerances (the torques differed
+    by 2.5 N m before the contacts were handed over)."""
+
+    def fall_back_while_unloading(loop: str):
+        env = gym.make("HumanoidWBCPushRecovery-v0", physics_loop=loop, push_magnitude_n=(150.0, 150.0), push_interval_s=(0.5, 0.6)).unwrapped
+        env.reset(seed=2)
+        zero = np.zeros(env.action_space.shape)
+        for _ in range(100):
+            _, _, _, _, info = env.step(zero)
+            if info["stepping"]["phase"] == "unloading":
+                break
+        assert info["stepping"]["phase"] == "unloading"
+        env.task.command.com_target.position[:] = 1e300
+        env.task.command.com_goal = np.full(3, 1e300)
+        with np.errstate(over="ignore"):  # (the observation's float32 cast of the overflowing target)
+            _, _, _, _, info = env.step(zero)
+        return env, info
+
+    python_env, python_info = fall_back_while_unloading("python")
+    env, info = fall_back_while_unloading("compiled")
+    assert info["wbc_fallbacks"] == python_info["wbc_fallbacks"] == env.frame_skip
+    assert info["stepping"]["phase"] == python_info["stepping"]["phase"] in ("unloading", "swing")
+    np.testing.assert_allclose(env.last_tau, python_env.last_tau, rtol=0.0, atol=1e-9)
+    np.testing.assert_allclose(env.data.qpos, python_env.data.qpos, rtol=0.0, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "reason"),
     [

@@ -400,6 +400,18 @@ class WholeBodyController:
         for contact in self.contacts.values():  # their cached force rows, as the setters would have rebuilt them
             contact.force_constraints(self.compiled.n_facets)
 
+    def mirror_contacts(self, states: dict[str, tuple[bool, float, float]]) -> None:
+        """Make this controller's Python contacts hold ``states`` (contact name -> ``(active,
+        min_normal_force [N], max_normal_force [N])``) without writing them into the compiled
+        core, for a core that holds them already (a loop handed them over row by row): what the
+        fallback's static QP reads at the step a loop stopped at."""
+        contacts = [self.contacts[name] for name in states]
+        with unheard(contacts):
+            for contact, (active, low, high) in zip(contacts, states.values(), strict=True):
+                contact._assign(active=bool(active), min_normal_force=float(low), max_normal_force=float(high))
+        for contact in contacts:  # their cached force rows, as the setters would have rebuilt them
+            contact.force_constraints(self.compiled.n_facets)
+
     def gravity_compensation_torques(self) -> np.ndarray:
         """(na,) static torques for the last updated configuration (the fallback) [N m].
 

@@ -295,6 +295,10 @@ class CompiledPhysics:
             elif stop == _physics.LoopStop.NOT_SOLVED:  # step `done` has no solution: the fallback
                 controller = wbc.controller
                 controller.robot.defer_update(loop.q.copy(), loop.v.copy())  # the state it failed at
+                controller.mirror_contacts({  # and its contacts, as the core holds them at that step
+                    entry.name: (self.active[done, c], self.min_normal_force[done, c], self.max_normal_force[done, c])
+                    for c, entry in enumerate(self.contact_entries)
+                })  # fmt: skip
                 tau = np.zeros((done + 1, plant.na))
                 tau[done] = controller.gravity_compensation_torques()
                 statuses.append("fallback")
