@@ -92,8 +92,12 @@ struct BoundWatch : wbc::StandingWatch {
     sole_xmat = xmat_rows.data();
   }
 
-  nb::ndarray<nb::numpy, double> rows(std::vector<double>& values, std::initializer_list<std::size_t> shape, nb::handle owner) {
-    return nb::ndarray<nb::numpy, double>(values.data(), shape, owner);
+  /// A copy of `values` as a numpy array of `shape` (a copy: the rows may move when a later run grows them).
+  static nb::ndarray<nb::numpy, double> rows(const std::vector<double>& values, std::initializer_list<std::size_t> shape) {
+    auto* copy = new double[values.size()];
+    std::copy(values.begin(), values.end(), copy);
+    nb::capsule owner(copy, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return nb::ndarray<nb::numpy, double>(copy, shape, owner);
   }
 };
 
@@ -221,18 +225,15 @@ NB_MODULE(_physics, m) {
           "normals"_a, "offsets"_a, "key"_a, "depth"_a, "from_step"_a,
           "The law's last support polygon (outward unit normals (n, 2), offsets (n,) [m]), its feet (6: x, y left "
           "and right [m], their yaws [rad]), the depth [m] beyond the corners' shift, and the first step watched.")
-      .def_prop_ro("capture_point", [](nb::handle self) {
-            auto& w = nb::cast<BoundWatch&>(self);
-            return w.rows(w.capture_rows, {w.capture_rows.size() / 2, 2}, self);
-          }, "(rows, 2) each watched step's capture point [m] (a view; rows not watched hold old values).")
-      .def_prop_ro("sole_xpos", [](nb::handle self) {
-            auto& w = nb::cast<BoundWatch&>(self);
-            return w.rows(w.xpos_rows, {w.xpos_rows.size() / 6, 2, 3}, self);
-          }, "(rows, 2, 3) each watched step's sole site positions [m] (a view).")
-      .def_prop_ro("sole_xmat", [](nb::handle self) {
-            auto& w = nb::cast<BoundWatch&>(self);
-            return w.rows(w.xmat_rows, {w.xmat_rows.size() / 18, 2, 9}, self);
-          }, "(rows, 2, 9) each watched step's sole site rotations, row-major (a view).");
+      .def_prop_ro("capture_point", [](const BoundWatch& w) {
+            return BoundWatch::rows(w.capture_rows, {w.capture_rows.size() / 2, 2});
+          }, nb::rv_policy::automatic, "(rows, 2) each watched step's capture point [m] (a copy; rows not watched hold old values).")
+      .def_prop_ro("sole_xpos", [](const BoundWatch& w) {
+            return BoundWatch::rows(w.xpos_rows, {w.xpos_rows.size() / 6, 2, 3});
+          }, nb::rv_policy::automatic, "(rows, 2, 3) each watched step's sole site positions [m] (a copy).")
+      .def_prop_ro("sole_xmat", [](const BoundWatch& w) {
+            return BoundWatch::rows(w.xmat_rows, {w.xmat_rows.size() / 18, 2, 9});
+          }, nb::rv_policy::automatic, "(rows, 2, 9) each watched step's sole site rotations, row-major (a copy).");
   nb::class_<BoundLoop>(m, "PhysicsLoop")
       .def(
           "__init__",

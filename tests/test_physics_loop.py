@@ -391,7 +391,8 @@ def test_push_recovery_plans_the_laws_standing_ticks_ahead_under_its_watch(monke
 
 def test_the_watch_refuses_what_does_not_fit_and_names_it():
     """The stepping law's watch checks what it is handed before the loop reads MuJoCo's arrays
-    with it: a polygon of at least 3 edges, a key of 6 numbers, its body and sites in the model."""
+    with it: a polygon of at least 3 edges, a key of 6 numbers, its body and sites in the model;
+    the rows it gives back are copies."""
     env = gym.make("HumanoidWBCPushRecovery-v0").unwrapped
     env.reset(seed=0)
     env.step(np.zeros(env.action_space.shape))
@@ -408,6 +409,7 @@ def test_the_watch_refuses_what_does_not_fit_and_names_it():
     with pytest.raises(ValueError, match="key must hold 6 entries"):
         watch.set_support(square, np.ones(4), np.zeros(5), 0.0, 1)
     watch.set_support(square, np.ones(4), np.zeros(6), 0.0, 1)
+    assert not np.shares_memory(watch.capture_point, watch.capture_point)  # copies: a later run may move its rows
     wbc = env.actuation
     physics._watch, physics._watched_from = watch, 1
     with pytest.raises(ValueError, match=rf"root_body {plant.model.nbody + 2} is not a body of the loop's model"):
