@@ -608,11 +608,15 @@ class SteppingLaw:
         if self.phase != STANDING or self._support is None:
             return None
         key, _, (normals, offsets) = self._support
+        lag = math.hypot(_SUPPORT_MOVE, _SUPPORT_MOVE) + _SUPPORT_MOVE * math.hypot(*self.cop_half_sizes)
+        return normals, offsets, list(key), max(0.0, -self._trigger_margin()) + lag + _CERTAIN_M
+
+    def _trigger_margin(self) -> float:
+        """``trigger_margin_m`` under the adjustment's shift [m]."""
         margin = self.settings.trigger_margin_m
         if self.adjustment.trigger_shift_m != 0.0:
             margin = margin + self.adjustment.trigger_shift_m
-        lag = math.hypot(_SUPPORT_MOVE, _SUPPORT_MOVE) + _SUPPORT_MOVE * math.hypot(*self.cop_half_sizes)
-        return normals, offsets, list(key), max(0.0, -margin) + lag + _CERTAIN_M
+        return margin
 
     def stood(self, feet_xy: ArrayLike, feet_yaw: ArrayLike) -> None:
         """A standing tick at which the caller ruled out a step (`standing_watch`): the law's
@@ -720,9 +724,7 @@ class SteppingLaw:
         as at every move before (the same answers: ``tests/test_stepping_law.py``)."""
         key = self._support_moved_to(feet_xy, feet_yaw)
         xi = np.asarray(capture_point, dtype=float)
-        margin = self.settings.trigger_margin_m
-        if self.adjustment.trigger_shift_m != 0.0:
-            margin = margin + self.adjustment.trigger_shift_m
+        margin = self._trigger_margin()
         # No step wherever the slack (the depth inside) is at least max(0, -margin), below.
         last = self._support
         if last is not None and last[0] != key:
