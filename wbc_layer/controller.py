@@ -397,8 +397,7 @@ class WholeBodyController:
         objects, less the core's writes."""
         with unheard([*self.contacts.values(), *self.tasks.values()]):
             references.write(self)
-        for contact in self.contacts.values():  # their cached force rows, as the setters would have rebuilt them
-            contact.force_constraints(self.compiled.n_facets)
+        self._rebuild_force_rows(self.contacts.values())
 
     def mirror_contacts(self, states: dict[str, tuple[bool, float, float]]) -> None:
         """Make this controller's Python contacts hold ``states`` (contact name -> ``(active,
@@ -409,7 +408,11 @@ class WholeBodyController:
         with unheard(contacts):
             for contact, (active, low, high) in zip(contacts, states.values(), strict=True):
                 contact._assign(active=bool(active), min_normal_force=float(low), max_normal_force=float(high))
-        for contact in contacts:  # their cached force rows, as the setters would have rebuilt them
+        self._rebuild_force_rows(contacts)
+
+    def _rebuild_force_rows(self, contacts) -> None:
+        """The contacts' cached force rows, as their setters would have rebuilt them (after writes unheard)."""
+        for contact in contacts:
             contact.force_constraints(self.compiled.n_facets)
 
     def gravity_compensation_torques(self) -> np.ndarray:

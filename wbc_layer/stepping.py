@@ -556,6 +556,8 @@ class SteppingLaw:
 
         self.reachable = {foot: convex_hull(poly) for foot, poly in reachable.items()}
         self.cop_half_sizes = (_positive(cop_half_sizes[0], "cop half length"), _positive(cop_half_sizes[1], "cop half width"))
+        #: The CoP rectangle's corner radius [m]: how far a corner lies from its sole's centre.
+        self.corner_radius_m = math.hypot(*self.cop_half_sizes)
         self.omega = _positive(omega, "omega")
         self.settings = settings or SteppingSettings()
         self.reset()
@@ -600,7 +602,7 @@ class SteppingLaw:
         made (outward unit normals, offsets), its feet (x, y of left and right [m], then their
         yaws [rad]) and a depth. At a later standing tick whose capture point lies deeper than
         ``depth`` plus the CoP corners' largest shift from ``key`` (per foot, its centre's shift
-        plus its yaw's change times ``hypot(*cop_half_sizes)``) inside that polygon, `update`
+        plus its yaw's change times ``corner_radius_m``) inside that polygon, `update`
         takes no step: ``depth`` is the trigger's threshold (``max(0, -margin)``) plus the most the
         corners can be from the support's key's (the feet move its key only by 0.1 mm, 0.1 mrad)
         plus 1e-9 m for rounding. The caller then tells the law of each such tick with `stood`.
@@ -608,7 +610,7 @@ class SteppingLaw:
         if self.phase != STANDING or self._support is None:
             return None
         key, _, (normals, offsets) = self._support
-        lag = math.hypot(_SUPPORT_MOVE, _SUPPORT_MOVE) + _SUPPORT_MOVE * math.hypot(*self.cop_half_sizes)
+        lag = math.hypot(_SUPPORT_MOVE, _SUPPORT_MOVE) + _SUPPORT_MOVE * self.corner_radius_m
         return normals, offsets, list(key), max(0.0, -self._trigger_margin()) + lag + _CERTAIN_M
 
     def _trigger_margin(self) -> float:
@@ -638,7 +640,7 @@ class SteppingLaw:
         """An upper bound [m] on how far any CoP-rectangle corner moved between two support keys:
         per foot, the centre's shift plus the yaw's change times the corner's radius (a rotation
         by ``a`` moves a point at radius ``r`` by ``2 r sin(a / 2) <= r a``)."""
-        radius = math.hypot(*self.cop_half_sizes)
+        radius = self.corner_radius_m
         return max(
             math.hypot(new[2 * i] - old[2 * i], new[2 * i + 1] - old[2 * i + 1]) + abs(new[4 + i] - old[4 + i]) * radius
             for i in range(2)

@@ -32,7 +32,6 @@ physics step without saying so: a scenario; an instrumented tick). Both loops gi
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import mujoco
@@ -388,17 +387,9 @@ class CompiledPhysics:
                 self.sensed_qpos[i], self.sensed_qvel[i] = pipeline.state(env.plant.data)
             if wbc is not None:
                 if premade:  # the decoder's outputs planned already: the stepping stage alone, as plan_references runs it
-                    self._restore_decoded(i, wbc.references)
-                    context.time = time
-                    self._stepper(wbc).update(wbc.references, context, action, dt)
-                    wbc.references.evaluate(time)
+                    self._update_stepper_on_row(action, wbc, i, time)
                 elif watched:  # a standing tick under the watch: the stage writes without reading the state
-                    stepper = self._stepper(wbc)
-                    stepper.watched = True
-                    try:
-                        wbc.plan_references(context, time, dt, action)
-                    finally:
-                        stepper.watched = False
+                    self._plan_watched(wbc, context, time, dt, action)
                 else:
                     wbc.plan_references(context, time, dt, action)
                 self._record(i, wbc.references)
@@ -436,7 +427,7 @@ class CompiledPhysics:
         if support is None:
             return False
         plant, law = self.env.plant, stepper.law
-        layout = (plant.root_body, law.omega, [int(s) for s in plant.sole_sites], math.hypot(*law.cop_half_sizes))
+        layout = (plant.root_body, law.omega, [int(s) for s in plant.sole_sites], law.corner_radius_m)
         if self._watch is None or self._watch_layout != layout:  # (an episode's law: its omega)
             self._watch, self._watch_layout = _physics.StandingWatch(*layout), layout
         self._arm_watch(support, i)
@@ -446,6 +437,16 @@ class CompiledPhysics:
         normals, offsets, key, depth = support
         self._watch.set_support(normals, offsets, np.array(key), depth, i)
         self._watched_from = i
+
+    def _plan_watched(self, wbc: WbcActuation, context, time: float, dt: float, action: np.ndarray) -> None:
+        """The reference chain at a standing tick under the watch: the stepping stage writes its
+        standing references without reading the state."""
+        stepper = self._stepper(wbc)
+        stepper.watched = True
+        try:
+            wbc.plan_references(context, time, dt, action)
+        finally:
+            stepper.watched = False
 
     def _stood(self, wbc: WbcActuation, first: int, done: int, stop) -> None:
         """Tell the stepping stage of the watched ticks the loop call checked (``first`` .. the
@@ -460,13 +461,9 @@ class CompiledPhysics:
     def _ask_stepper(self, action: np.ndarray, wbc: WbcActuation, i: int, planned: int) -> int:
         """The watch stopped before tick ``i``: the stepping stage's own update there (from the
         state), on the decoder's outputs planned for it; returns the ticks planned from then on."""
-        env = self.env
-        stepper, references, dt = self._stepper(wbc), wbc.references, env.plant.dt_physics
+        stepper, references, dt = self._stepper(wbc), wbc.references, self.env.plant.dt_physics
         time = float(self.times[i])
-        self._restore_decoded(i, references)
-        env.context.time = time
-        stepper.update(references, env.context, action, dt)
-        references.evaluate(time)
+        self._update_stepper_on_row(action, wbc, i, time)
         self._record(i, references)
         support = stepper.standing_watch()
         if support is not None:  # no step: the ticks planned ahead stand, watched from the next one
@@ -477,6 +474,15 @@ class CompiledPhysics:
         self._watched_from, self._premade = None, planned  # a step from tick i: the next ticks one at a time
         self._next = (i + 1, time + dt, True)
         return i + 1
+
+    def _update_stepper_on_row(self, action: np.ndarray, wbc: WbcActuation, i: int, time: float) -> None:
+        """The stepping stage's update at tick ``i`` (time [s]) from the state, on the standing
+        decoder's outputs its row holds (as ``plan_references`` runs the chain)."""
+        env, references = self.env, wbc.references
+        self._restore_decoded(i, references)
+        env.context.time = time
+        self._stepper(wbc).update(references, env.context, action, env.plant.dt_physics)
+        references.evaluate(time)
 
     def _restore_decoded(self, i: int, references) -> None:
         """The standing decoder's outputs of tick ``i`` (its row) into ``references``: the CoM

@@ -106,10 +106,13 @@ def swing_tasks(description: RobotDescription, orientation_gains: tuple[float, f
 def sole_poses(plant: Plant) -> tuple[np.ndarray, np.ndarray]:
     """The soles' centres (2, 3) world [m] (a copy; left, right) and yaws (2,) [rad], from the plant's data."""
     d, sites = plant.data, plant.sole_sites
-    positions = d.site_xpos[sites]
-    rotations = d.site_xmat[sites].reshape(-1, 3, 3)
-    yaws = np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
-    return positions.copy(), yaws
+    return d.site_xpos[sites].copy(), sole_yaws(d.site_xmat[sites])
+
+
+def sole_yaws(rotations: np.ndarray) -> np.ndarray:
+    """(2,) the soles' yaws [rad] from their sites' rotation matrices (2, 9), row-major as MuJoCo's ``site_xmat``."""
+    rotations = rotations.reshape(-1, 3, 3)
+    return np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0])
 
 
 def feet_in_heading_frame(plant: Plant, d) -> np.ndarray:
@@ -309,8 +312,7 @@ class SteppingStage(ReferenceStage):
         `update` leaves them (the law's `stood`; the last capture point)."""
         law = self.law
         for positions, rotations in zip(sole_xpos, sole_xmat, strict=True):
-            rotations = rotations.reshape(-1, 3, 3)
-            law.stood(positions[:, :2], np.arctan2(rotations[:, 1, 0], rotations[:, 0, 0]))  # (sole_poses's yaws)
+            law.stood(positions[:, :2], sole_yaws(rotations))
         if len(capture_points):
             self.capture_point = capture_points[-1].copy()
 
