@@ -105,12 +105,12 @@ struct BoundWatch : wbc::StandingWatch {
 nb::tuple run_released(BoundLoop& loop, Controller* controller, const wbc::PlannedReferences* references,
                        const double* torques, const double* push, int first, int k, int warnings_at_reset,
                        const wbc::PdGains* pd, const wbc::SensedState* sensed, const wbc::DelayLine* delay,
-                       BoundWatch* watch = nullptr) {
+                       BoundWatch* watch = nullptr, const wbc::LandingWatch* landing = nullptr) {
   LoopStop stop;
   if (watch != nullptr) watch->reserve(k);
   try {
     nb::gil_scoped_release release;
-    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed, delay, watch);
+    stop = loop.run(controller, references, torques, push, first, k, warnings_at_reset, pd, sensed, delay, watch, landing);
   } catch (const std::invalid_argument& err) {
     value_error(err.what());
   }
@@ -234,6 +234,28 @@ NB_MODULE(_physics, m) {
       .def_prop_ro("sole_xmat", [](const BoundWatch& w) {
             return BoundWatch::rows(w.xmat_rows, {w.xmat_rows.size() / 18, 2, 9});
           }, nb::rv_policy::automatic, "(rows, 2, 9) each watched step's sole site rotations, row-major (a copy).");
+  nb::class_<wbc::LandingWatch>(m, "LandingWatch")
+      .def(
+          "__init__",
+          [](wbc::LandingWatch* self, int geom) {
+            if (geom < 0) value_error("geom must be a geom id >= 0, got " + std::to_string(geom));
+            new (self) wbc::LandingWatch{0, geom, 0.0};
+          },
+          "geom"_a,
+          "The walking generator's watch (core/physics_loop.hpp's LandingWatch) over the swing foot whose contact "
+          "geom is geom.")
+      .def(
+          "arm",
+          [](wbc::LandingWatch& w, double threshold, int from) {
+            if (!std::isfinite(threshold)) value_error("threshold must be finite [N]");
+            w.threshold = threshold;
+            w.from = from;
+          },
+          "threshold"_a, "from_step"_a,
+          "Stop before a step from from_step on where the foot's vertical contact force reaches threshold [N].")
+      .def_ro("geom", &wbc::LandingWatch::geom)
+      .def_ro("threshold", &wbc::LandingWatch::threshold)
+      .def_ro("from_step", &wbc::LandingWatch::from);
   nb::class_<BoundLoop>(m, "PhysicsLoop")
       .def(
           "__init__",
@@ -268,7 +290,7 @@ NB_MODULE(_physics, m) {
              const Array<double>& rest_target, const Array<double>& body_s, const Array<double>& body_s_dot,
              const Array<double>& sensed_qpos, const Array<double>& sensed_qvel, Mutable<double> delay_queue,
              Mutable<bool> delay_filled, const Array<double>& push, int first, int k, int warnings_at_reset,
-             BoundWatch* watch) {
+             BoundWatch* watch, const wbc::LandingWatch* landing) {
             if (k < 0) value_error("k must be >= 0");
             const std::size_t rows = static_cast<std::size_t>(k), nc = controller.n_contacts(), nt = frame_tasks.size();
             wbc::PlannedReferences r;
@@ -321,20 +343,23 @@ NB_MODULE(_physics, m) {
                 if (site < 0 || site >= loop.model_nsite())
                   value_error("the watch's sole site " + std::to_string(site) + " is not a site of the loop's model");
             }
+            if (landing != nullptr && (landing->geom < 0 || landing->geom >= loop.model_ngeom()))
+              value_error("the landing watch's geom " + std::to_string(landing->geom) + " is not a geom of the loop's model");
             return run_released(loop, &controller, &r, nullptr, forces, first, k, warnings_at_reset, nullptr, &sensed, &delay,
-                                watch);
+                                watch, landing);
           },
           "controller"_a, "com_position"_a, "com_velocity"_a, "com_acceleration"_a, "active"_a, "min_normal_force"_a,
           "max_normal_force"_a, "track_force"_a, "force_target"_a, "force_weight"_a, "frame_tasks"_a, "frame_active"_a,
           "frame_position"_a, "frame_velocity"_a, "orientation_tasks"_a, "orientation_active"_a, "orientation_target"_a,
           "rest_tasks"_a, "rest_active"_a, "rest_target"_a, "body_s"_a, "body_s_dot"_a, "sensed_qpos"_a, "sensed_qvel"_a,
           "delay_queue"_a, "delay_filled"_a, "push"_a, "first"_a, "k"_a, "warnings_at_reset"_a, "watch"_a = nb::none(),
+          "landing"_a = nb::none(),
           "Physics steps first .. k-1 under the controller, each with its row of references (the body rest tasks' "
           "targets concatenated), of the environment bodies' sensed state (k, ns) (ns = 0 without bodies), of the "
           "robot's sensed state (k, nq) and (k, nv) in MuJoCo's layout (size 0: the simulator's own) and of push, "
           "the torques through the actuation delay's FIFO (delay_queue (delay, na), delay_filled (1,), written "
-          "back; 0 rows: none), with the stepping law's StandingWatch before its watched steps (None: none) (the GIL "
-          "released): (LoopStop, steps done).")
+          "back; 0 rows: none), with the stepping law's StandingWatch and the walking generator's LandingWatch "
+          "before their watched steps (None: none) (the GIL released): (LoopStop, steps done).")
       .def(
           "run_torques",
           [](BoundLoop& loop, const Array<double>& torques, Mutable<double> delay_queue, Mutable<bool> delay_filled,
@@ -370,6 +395,13 @@ NB_MODULE(_physics, m) {
           "through the actuation delay's FIFO (as run_controller) (the GIL released): (LoopStop, steps done).")
       .def_ro("model", &BoundLoop::model, "The mujoco.MjModel the loop steps.")
       .def_ro("data", &BoundLoop::data, "The mujoco.MjData the loop steps.")
+      .def(
+          "vertical_contact_force",
+          [](const BoundLoop& l, int geom) {
+            if (geom < 0 || geom >= l.model_ngeom()) value_error("geom " + std::to_string(geom) + " is not a geom of the loop's model");
+            return l.vertical_contact_force(geom);
+          },
+          "geom"_a, "The vertical force [N] MuJoCo's contacts exert on geom in the data's present state (the LandingWatch's).")
       .def_prop_ro("tau", [](const BoundLoop& l) { return l.tau(); }, "(rows, na) torques handed to MuJoCo per step [N m].")
       .def_prop_ro("tau_computed", [](const BoundLoop& l) { return l.tau_computed(); },
                    "(rows, na) torques computed per step [N m] (with an actuation delay, not those applied).")

@@ -106,9 +106,24 @@ bool PhysicsLoop::no_step_certain(const StandingWatch& w, int i) {
   return slack >= w.depth + shift;
 }
 
+double PhysicsLoop::vertical_contact_force(int geom) const {
+  double force = 0.0;
+  mjtNum wrench[6];
+  for (int c = 0; c < d_->ncon; ++c) {
+    const mjContact& contact = d_->contact[c];
+    if (contact.geom[0] != geom && contact.geom[1] != geom) continue;
+    mj_contactForce(m_, d_, c, wrench);  // in the contact's frame (rows: normal, then two tangents), on geom[1]
+    const double* frame = contact.frame;
+    const double z = frame[2] * wrench[0] + frame[5] * wrench[1] + frame[8] * wrench[2];
+    force += contact.geom[1] == geom ? z : -z;
+  }
+  return force;
+}
+
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
                           const double* push, int first, int k, int warnings_at_reset, const PdGains* pd,
-                          const SensedState* sensed, const DelayLine* delay, const StandingWatch* watch) {
+                          const SensedState* sensed, const DelayLine* delay, const StandingWatch* watch,
+                          const LandingWatch* landing) {
   if (first < 0 || first > k) throw std::invalid_argument("first must lie in [0, k]");
   if (controller != nullptr) {
     if (references == nullptr) throw std::invalid_argument("a controller's loop needs references");
@@ -142,6 +157,8 @@ LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* refer
   for (int i = first; i < k; ++i) {
     steps_done_ = i;
     if (watch != nullptr && i >= watch->from && !no_step_certain(*watch, i)) return LoopStop::kWatch;
+    if (landing != nullptr && i >= landing->from && vertical_contact_force(landing->geom) >= landing->threshold)
+      return LoopStop::kWatch;
     for (int j = 0; j < 3; ++j) push_force[j] = push[3 * i + j];
     bool relaxed = false;
     auto tau = tau_.row(i);

@@ -39,7 +39,7 @@ enum class LoopStop : int {
   kNonFiniteTorques = 3,  // step `steps_done`'s torques are not finite: nothing was written
   kNonFiniteState = 4,    // step `steps_done - 1`'s mj_step made a non-finite state or a bad-state warning
   kInvalidState = 5,      // the controller rejected step `steps_done`'s state (Python's tick raises why)
-  kWatch = 6,             // the standing watch could not rule out a step before step `steps_done` (nothing of it ran)
+  kWatch = 6,             // a watch could not rule out a step (or a landing) before step `steps_done` (nothing of it ran)
 };
 
 /// The stepping law's watch over standing steps planned ahead (humanoid_env.envs.stepping.StandingWatch):
@@ -62,6 +62,18 @@ struct StandingWatch {
   double* capture_point = nullptr;  // (k, 2) out: each watched step's capture point [m]
   double* sole_xpos = nullptr;      // (k, 2, 3) out: the soles' site positions [m]
   double* sole_xmat = nullptr;      // (k, 2, 9) out: the soles' site rotations (row-major)
+};
+
+/// The walking generator's watch over a swing's steps planned ahead (humanoid_env.envs.walking):
+/// before each watched step, the vertical force MuJoCo's contacts exert on the swing foot's geom
+/// (each contact's force turned into world axes and summed, as humanoid_env.envs.sensing's
+/// ContactSensor sums it). Where it reaches `threshold` (the touch-down force, less a margin for
+/// rounding) the foot may land there: the loop stops before the step (kWatch) and Python asks the
+/// generator itself.
+struct LandingWatch {
+  int from = 0;            // steps i >= from are watched
+  int geom = -1;           // the swing foot's contact geom
+  double threshold = 0.0;  // [N]
 };
 
 /// PD control of the joints (the pd action mode): targets (na) [rad], gains (na), torque limits (na).
@@ -132,11 +144,14 @@ class PhysicsLoop {
   /// `sensed`: the state the tick (or PD law) sees at each step, instead of the simulator's (an
   /// estimate). `delay`: the torques go through its FIFO (applied `delay` steps late; tau() holds
   /// those applied, tau_computed() those computed). `watch`: the stepping law's watch before each
-  /// watched step (kWatch where it cannot rule out a step). Returns why it stopped; steps_done()
-  /// says how far it got.
+  /// watched step (kWatch where it cannot rule out a step); `landing`: the walking generator's
+  /// (kWatch where the swing foot may land). Returns why it stopped; steps_done() says how far it got.
   LoopStop run(Controller* controller, const PlannedReferences* references, const double* torques, const double* push,
                int first, int k, int warnings_at_reset, const PdGains* pd = nullptr, const SensedState* sensed = nullptr,
-               const DelayLine* delay = nullptr, const StandingWatch* watch = nullptr);
+               const DelayLine* delay = nullptr, const StandingWatch* watch = nullptr, const LandingWatch* landing = nullptr);
+
+  /// The vertical force [N] MuJoCo's contacts exert on `geom` in the data's present state (LandingWatch's).
+  double vertical_contact_force(int geom) const;
 
   int steps_done() const { return steps_done_; }
   /// (k_max, na) torques handed to MuJoCo per step [N m] (row i: step i's); valid for run rows.
@@ -160,6 +175,7 @@ class PhysicsLoop {
   int model_nv() const { return m_->nv; }
   int model_nbody() const { return m_->nbody; }
   int model_nsite() const { return m_->nsite; }
+  int model_ngeom() const { return m_->ngeom; }
 
  private:
   void to_pinocchio(const mjtNum* qpos, const mjtNum* qvel);

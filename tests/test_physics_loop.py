@@ -329,16 +329,18 @@ def test_an_instrumented_per_step_method_sends_the_step_to_the_python_loop_which
 
 
 def test_a_stage_that_says_when_it_reads_sees_the_state_of_its_step_there_and_is_planned_ahead_elsewhere(monkeypatch):
-    """The walking stage in the compiled loop: at every physics step where it says it reads the
-    state, the plant has run up to that step (its time is the step's: the loop stopped there); at
-    the others it is updated ahead of the physics (the plant's time lags), which is where the
-    compiled loop saves the Python loop's work."""
-    seen = []  # (reads the state, plant time == the step's time)
+    """The walking stage in the compiled loop: at every physics step where it reads the state, the
+    plant has run up to that step (its time is the step's: the loop stopped there); at the others
+    it is updated ahead of the physics (the plant's time lags), which is where the compiled loop
+    saves the Python loop's work. The ticks where it would read only a swing's landing are among
+    those planned ahead, under the loop's landing watch (`watched`)."""
+    seen = {}  # step time -> (reads the state, plant time == the step's time, watched): the last update there
     original = WalkingStage.update
 
     def update(self, references, context, action, dt):
         if dt > 0.0:
-            seen.append((self.reads_state_at(context.time), float(context.plant.data.time) == context.time))
+            reads = self.reads_state_at(context.time) and not self.watched
+            seen[context.time] = (reads, float(context.plant.data.time) == context.time, self.watched)
         original(self, references, context, action, dt)
 
     monkeypatch.setattr(WalkingStage, "update", update)
@@ -347,10 +349,48 @@ def test_a_stage_that_says_when_it_reads_sees_the_state_of_its_step_there_and_is
     for _ in range(100):  # 2 s: the start and three steps
         env.step(np.zeros(env.action_space.shape))
         assert env.physics_loop_obstacle is None
-    reads = [at_its_step for reads, at_its_step in seen if reads]
-    ahead = [not at_its_step for reads, at_its_step in seen if not reads]
+    reads = [at_its_step for reads, at_its_step, _ in seen.values() if reads]
+    ahead = [not at_its_step for reads, at_its_step, _ in seen.values() if not reads]
     assert len(seen) == 1000 and all(reads) and len(reads) >= 100  # a re-plan every 20 ms at least
-    assert sum(ahead) >= 500  # most of the others ran ahead of the physics
+    assert sum(ahead) >= 700  # most of the others ran ahead of the physics
+    assert sum(watched for *_, watched in seen.values()) >= 150  # from the middle of each swing on, a landing watched
+
+
+def test_the_walk_plans_its_swings_landing_ticks_ahead_under_the_landing_watch(monkeypatch):
+    """The walk cases of the bit-for-bit test above (there equal to the Python loop's trajectory):
+    here, that such a walk goes through the landing watch's paths: swings' ticks watched, the watch
+    stopping before the landings, and every landing taken at a tick that read the state of its
+    step (never at a watched one)."""
+    counts = {"armed": 0, "stops": 0}
+    landings = []  # per touch-down: (watched, the plant's time is the step's)
+    original_start, original_land, original_update = CompiledPhysics._start_landing, CompiledPhysics._land, WalkingStage.update
+
+    def start(self, walker, i, time):
+        armed = original_start(self, walker, i, time)
+        counts["armed"] += armed
+        return armed
+
+    def land(self, action, wbc, i, planned):
+        counts["stops"] += 1
+        return original_land(self, action, wbc, i, planned)
+
+    def update(self, references, context, action, dt):
+        original_update(self, references, context, action, dt)
+        if dt > 0.0 and "touch_down" in self.generator.events:
+            landings.append((self.watched, float(context.plant.data.time) == context.time))
+
+    monkeypatch.setattr(CompiledPhysics, "_start_landing", start)
+    monkeypatch.setattr(CompiledPhysics, "_land", land)
+    monkeypatch.setattr(WalkingStage, "update", update)
+    env = gym.make("HumanoidWBCWalk-v0", fixed_command=(0.3, 0.1, 0.3), push_magnitude_n=(0.0, 0.0)).unwrapped
+    env.reset(seed=3)
+    for _ in range(300):  # 6 s
+        env.step(env.action_space.sample())
+        assert env.physics_loop_obstacle is None
+    assert len(landings) >= 8 and all(not watched and at_its_step for watched, at_its_step in landings)
+    assert counts["armed"] >= 5 * len(landings)  # a watch from each swing's middle, anew after each re-plan
+    # a stop before the landings that fell on watched ticks (not those at a re-plan's, which the loop reads anyway), few others
+    assert len(landings) // 2 <= counts["stops"] <= len(landings) + 1
 
 
 @pytest.mark.parametrize("robot", ["hubo_lite", "g1"])
@@ -418,3 +458,35 @@ def test_the_watch_refuses_what_does_not_fit_and_names_it():
     watch.set_support(square, np.ones(4), np.zeros(6), 0.0, 1)
     with pytest.raises(ValueError, match=rf"sole site {plant.model.nsite} is not a site of the loop's model"):
         physics._run(physics._physics_loop(), wbc, 0, env.frame_skip, plant._warning_counts)
+
+
+def test_the_landing_watch_measures_a_foot_as_the_contact_sensor_does_and_refuses_what_does_not_fit():
+    """The landing watch's force (core `vertical_contact_force`) is the contact sensor's vertical
+    component, which the walking stage compares with the touch-down force, to rounding: within
+    1e-9 N (LANDING_MARGIN_N, 1e-6 N, covers it) on a walk's feet, loaded and in the air. A geom
+    outside the model or a threshold that is not finite is refused with its name."""
+    env = gym.make("HumanoidWBCWalk-v0", fixed_command=(0.3, 0.0, 0.0), push_magnitude_n=(0.0, 0.0)).unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(env.action_space.shape))  # (the compiled loop is made at the first step)
+    physics, plant = env._compiled_physics, env.plant
+    loop = physics._physics_loop()
+    measured = []
+    for _ in range(100):  # 2 s: the start and three steps
+        env.step(np.zeros(env.action_space.shape))
+        forces = plant.contact_forces()
+        for foot, geom in plant.sensor.geom_ids.items():
+            measured.append((loop.vertical_contact_force(geom), forces[foot][2]))
+    compiled, sensed = np.array(measured).T
+    assert np.abs(compiled - sensed).max() <= 1e-9
+    assert sensed.max() > 200.0 and (sensed == 0.0).sum() >= 10  # loaded feet and feet in the air
+    with pytest.raises(ValueError, match="geom must be a geom id >= 0"):
+        _physics.LandingWatch(-1)
+    watch = _physics.LandingWatch(plant.model.ngeom)
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        watch.arm(float("nan"), 0)
+    watch.arm(50.0, 0)
+    with pytest.raises(ValueError, match=rf"geom {plant.model.ngeom} is not a geom of the loop's model"):
+        loop.vertical_contact_force(plant.model.ngeom)
+    physics._landing = (watch, 0, None)
+    with pytest.raises(ValueError, match=rf"landing watch's geom {plant.model.ngeom} is not a geom of the loop's model"):
+        physics._run(loop, env.actuation, 0, env.frame_skip, plant._warning_counts)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from humanoid_env.robots import ROBOTS
-from wbc_layer.stepping import SwingFoot, SwingSettings
+from wbc_layer.stepping import FEET, SwingFoot, SwingSettings
 from wbc_layer.walking import (
     GaitSettings,
     WalkCommand,
@@ -367,3 +367,56 @@ def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
         c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
     assert gens[0].steps_taken == gens[1].steps_taken >= 8 and not gens[1].walking
     assert skipped >= 0.3 * ticks
+
+
+def test_where_only_a_landing_is_measured_only_the_swing_foots_force_matters_and_a_checkpoint_rewinds_those_ticks():
+    """``landing_only``'s contract (the compiled loop's landing watch): on the ticks it names a
+    swing, unless that foot's force reaches the touch-down force, the generator's outputs and state
+    are those of a force of zero, whatever else it is handed. Two generators walk the same ideal
+    plant; at such ticks with the force below touch-down the second gets the soles 1 m away, turned
+    1 rad, the CoM 1 m off and no force: every tick's CoM reference, swing pose and contact state
+    are the same bit for bit. At each such tick a third, rewound there after running the next
+    watched ticks ahead with no force (``checkpoint``, ``rewind``), gives the same outputs too."""
+    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
+    w = LIMITS.nominal_width_m
+    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
+    yaw = np.zeros(2)
+    for g in gens:
+        g.reset(0.0, feet, yaw)
+    c, v = np.zeros(2), np.zeros(2)
+    only_landing = rewound = 0
+    for k in range(int(round(6.0 / DT))):
+        t = k * DT
+        for at, command in ((0.5, WalkCommand(0.2, 0.05, 0.3)), (3.0, WalkCommand(0.0, -0.1, 0.0)), (4.5, WalkCommand())):
+            if abs(t - at) < 1e-9:
+                for g in gens:
+                    g.set_command(command)
+        forces = _ideal_forces(gens[0], t)
+        swing = gens[1].landing_only(t)
+        watched = swing is not None and forces[FEET.index(swing.foot)] < swing.settings.touch_down_force_n
+        only_landing += watched
+        if watched and k % 7 == 0:  # ahead and back: up to three watched ticks (as long as they are), then rewound
+            checkpoint = gens[1].checkpoint()
+            for j in range(3):
+                ahead = t + j * DT
+                if gens[1].landing_only(ahead) is None or _ideal_forces(gens[0], ahead)[FEET.index(swing.foot)] >= 185.0:
+                    break
+                gens[1].update(ahead, c + 1.0, v + 1.0, feet + 1.0, yaw + 1.0, np.zeros(2))
+            gens[1].rewind(checkpoint)
+            rewound += j > 0
+        outs = [gens[0].update(t, c, v, feet, yaw, forces)]
+        if watched:
+            outs.append(gens[1].update(t, c + 1.0, v + 1.0, feet + 1.0, yaw + 1.0, np.zeros(2)))
+        else:
+            outs.append(gens[1].update(t, c, v, feet, yaw, forces))
+        assert outs[0].walking == outs[1].walking and np.array_equal(outs[0].com, outs[1].com)
+        assert gens[0].events == gens[1].events
+        for a, b in zip(gens[0].swings.values(), gens[1].swings.values(), strict=True):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
+                assert np.array_equal(a.position, b.position) and np.array_equal(a.velocity, b.velocity)
+                assert np.array_equal(a.rotation, b.rotation) and a.missed == b.missed
+        c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
+    assert gens[0].steps_taken == gens[1].steps_taken >= 6 and gens[0].touch_downs == gens[1].touch_downs
+    assert only_landing >= 200 and rewound >= 20  # (of the 3,000 ticks: the second half of each swing but its re-plans)

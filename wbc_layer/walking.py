@@ -358,7 +358,8 @@ class FootstepPlanner:
         if closing:
             offset, turn = np.array([0.0, sign * self.limits.nominal_width_m]), 0.0
         else:
-            turn = float(np.clip(command.yaw_rate_radps * T, -self.gait.max_yaw_step_rad, self.gait.max_yaw_step_rad))
+            most = self.gait.max_yaw_step_rad
+            turn = min(max(command.yaw_rate_radps * T, -most), most)
             offset = _rotation(0.5 * turn) @ np.array([command.forward_mps * T, sign * self.lateral_width(foot, command)])
             if offset_m is not None:
                 offset = offset + np.asarray(offset_m, dtype=float)
@@ -460,6 +461,7 @@ class CoMPlanner:
         self._PvuTPvu = self.Pvu.T @ self.Pvu
         self._solver = EiquadprogSolver()
         self._problem_type = QPProblem
+        self._edges_of: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
 
     def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[AffinePoint, float, tuple[int, int] | None]],
              reach: list[tuple[int, int, np.ndarray]], cop_half_sizes: tuple[float, float],
@@ -530,33 +532,30 @@ class CoMPlanner:
         rows, bounds = [], []
         hl, hw = cop_half_sizes
         half = np.array([hl, hw, hl, hw])
-        hulls: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         in_hull = [pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None for _, _, pair in samples]
         boxed = [k for k, hull in enumerate(in_hull) if not hull]
         if boxed:  # single support, or a moving sole: a box around the reference, all such samples at once
             yaws = np.array([samples[k][1] for k in boxed])
             c, s_ = np.cos(yaws), np.sin(yaws)
-            axes = np.stack([np.column_stack([c, s_]), np.column_stack([-s_, c])], axis=1)  # (K, 2, 2)
+            axes = np.empty((len(boxed), 2, 2))  # (K, 2, 2): each box's axes (rows), the sole's forward then left
+            axes[:, 0, 0], axes[:, 0, 1], axes[:, 1, 0], axes[:, 1, 1] = c, s_, -s_, c
             box = axes[:, :, :1] * E[0, boxed][:, None, :] + axes[:, :, 1:] * E[1, boxed][:, None, :]  # (K, 2, n)
             box_offset = np.matmul(axes, e0[boxed][:, :, None])[:, :, 0]  # (K, 2)
+            box_rows = np.concatenate([box, -box], axis=1)  # (K, 4, n): each sample's rows, the box then its opposite
+            box_bounds = half - np.concatenate([box_offset, -box_offset], axis=1)  # (K, 4)
+        hulls = self._hull_rows(samples, holds, in_hull, cop_half_sizes, n)
+        b = 0
         for k, hull in enumerate(in_hull):
             if hull:  # double support on two fixed soles: the CoP in their hull
-                pair = samples[k][2]
-                if pair not in hulls:
-                    corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
-                    hulls[pair] = _edges(_hull(np.vstack(corners)))
-                normals, offsets = hulls[pair]
-                block = np.zeros((len(normals), n))
-                block[:, :N] = normals[:, :1] * self.Pzu[k]
-                block[:, N : 2 * N] = normals[:, 1:] * self.Pzu[k]
+                normals, offsets, block = hulls[k]
                 rows.append(block)
                 bounds.append(offsets - normals @ free[k])
-                continue
-            b = boxed.index(k)
-            rows.extend((box[b], -box[b]))
-            bounds.append(half - np.concatenate([box_offset[b], -box_offset[b]]))
+            else:
+                rows.append(box_rows[b])
+                bounds.append(box_bounds[b])
+                b += 1
         for hold, parent, polygon in reach:
-            normals, offsets = _edges(polygon)
+            normals, offsets = self._polygon_edges(polygon)
             world = normals @ _rotation(holds[parent].yaw).T  # (k, 2) the normals in world axes
             block = np.zeros((len(world), n))
             block[:, column[hold] : column[hold] + 2] = world
@@ -583,6 +582,39 @@ class CoMPlanner:
         jerk = np.column_stack([u[:N], u[N : 2 * N]])
         cop = free + np.column_stack([self.Pzu @ jerk[:, 0], self.Pzu @ jerk[:, 1]])
         return CoMPlan(float(t0), np.array(state, dtype=float), jerk, g.sample_s, cop, status)
+
+
+    def _hull_rows(self, samples: list, holds: list[Foothold], in_hull: list[bool], cop_half_sizes: tuple[float, float],
+                   n: int) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
+        """Per double-support sample ``k`` on two fixed soles: the hull's outward normals (m, 2),
+        offsets (m,) and the constraint rows' jerk part (m, n) (``normals`` times the sample's
+        CoP row ``Pzu[k]``), the samples on one pair of soles made at once."""
+        N = self.gait.horizon
+        by_pair: dict[tuple[int, int], list[int]] = {}
+        for k, hull in enumerate(in_hull):
+            if hull:
+                by_pair.setdefault(samples[k][2], []).append(k)
+        out = {}
+        for pair, ks in by_pair.items():
+            corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
+            normals, offsets = _edges(_hull(np.vstack(corners)))
+            Pzu = self.Pzu[ks][:, None, :]  # (K, 1, N)
+            blocks = np.zeros((len(ks), len(normals), n))
+            blocks[:, :, :N] = normals[:, :1] * Pzu
+            blocks[:, :, N : 2 * N] = normals[:, 1:] * Pzu
+            for j, k in enumerate(ks):
+                out[k] = (normals, offsets, blocks[j])
+        return out
+
+    def _polygon_edges(self, polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``_edges(polygon)``, kept for the polygons seen before (the reach regions: the same
+        arrays at every re-plan)."""
+        cached = self._edges_of.get(id(polygon))
+        if cached is None or cached[0] is not polygon:
+            if len(self._edges_of) > 16:
+                self._edges_of.clear()
+            cached = self._edges_of[id(polygon)] = (polygon, _edges(polygon))
+        return cached[1]
 
 
 @dataclass
@@ -871,16 +903,53 @@ class WalkingGenerator:
         last measurements again instead of measuring (the env's walking stage does: the same
         trajectory, bit for bit)."""
         t = float(time)
-        if not self.walking or self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
-            return True
-        if self.steps and t >= self.steps[0].t_lift - self.gait.unload_s - _TOLERANCE_S:
-            return True
-        if self.command.is_zero and self.current is None and not self.steps:
+        if self._measures_besides_landing(t):
             return True
         for swing in self.swings.values():
             if swing is not None and swing.phase in (UNLOADING, SWING) and swing.progress(t) >= swing.settings.earliest_touch_down:
                 return True
         return False
+
+    def _measures_besides_landing(self, t: float) -> bool:
+        """`measurements_needed` at ``t`` [s] for a reason other than a swing that may land."""
+        if not self.walking or self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
+            return True
+        if self.steps and t >= self.steps[0].t_lift - self.gait.unload_s - _TOLERANCE_S:
+            return True
+        return self.command.is_zero and self.current is None and not self.steps
+
+    def landing_only(self, time: float) -> SwingFoot | None:
+        """The step under way where [`measurements_needed`][wbc_layer.walking.WalkingGenerator.measurements_needed]
+        at ``time`` [s] holds only because its swing may land then: it is the only step under
+        way, lifted, at least ``earliest_touch_down`` of its swing passed, and nothing else is due
+        (no re-plan, no step to start, no stop to settle). There `update`'s measurements matter
+        only through that foot's normal force: unless it reaches ``touch_down_force_n`` the foot
+        does not land, and the tick's outputs and the generator's state after it are those of a
+        force of zero (the other measurements are kept until the next tick that needs them,
+        which reads them anew). None otherwise."""
+        t = float(time)
+        if self._measures_besides_landing(t):
+            return None
+        under_way = [swing for swing in self.swings.values() if swing is not None]
+        if len(under_way) != 1:
+            return None
+        swing = under_way[0]
+        if swing.phase != SWING or swing.progress(t) < swing.settings.earliest_touch_down:
+            return None
+        return swing
+
+    def checkpoint(self) -> tuple:
+        """What `update` changes at ticks where only a landing is measured and none happens
+        (`landing_only`): its time and events, the swing's outputs and ``missed``; `rewind` goes back to it."""
+        (swing,) = [swing for swing in self.swings.values() if swing is not None]
+        outputs = (swing.position.copy(), swing.velocity.copy(), swing.acceleration.copy(), swing.rotation, swing.missed)
+        return self._time, self.events, swing, outputs
+
+    def rewind(self, checkpoint: tuple) -> None:
+        """Back to the `checkpoint` (taken before ticks where only a landing was measured and none happened)."""
+        self._time, self.events, swing, (position, velocity, acceleration, rotation, missed) = checkpoint
+        swing.position[:], swing.velocity[:], swing.acceleration[:] = position, velocity, acceleration
+        swing.rotation, swing.missed = rotation, missed
 
     def update(self, time: float, com: ArrayLike, com_velocity: ArrayLike, feet_position: ArrayLike, feet_yaw: ArrayLike,
                normal_forces_n: ArrayLike) -> WalkingOutputs:  # fmt: skip

@@ -41,6 +41,7 @@ from humanoid_env.envs.actuation import PDActuation, TorqueActuation, WbcActuati
 from humanoid_env.envs.decoding import StandingDecoder
 from humanoid_env.envs.plant import Plant
 from humanoid_env.envs.stepping import SteppingStage
+from humanoid_env.envs.walking import WalkingStage
 from humanoid_env.sim_bridge import SimBridge
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.controller import WholeBodyController
@@ -117,6 +118,11 @@ def compiled_loop_obstacle(env: HumanoidWBCBaseEnv) -> str | None:
     return None
 
 
+#: The landing watch stops where the foot's vertical contact force is within this of the touch-down
+#: force [N]: the compiled sum and numpy's may round differently (forces of at most 1e4 N: some 1e-11 N).
+LANDING_MARGIN_N = 1e-6
+
+
 class CompiledPhysics:
     """The compiled loop of one env: its ``PhysicsLoop`` over the plant's model and data, the row
     buffers of the references it is handed, and the env step that uses them.
@@ -138,6 +144,10 @@ class CompiledPhysics:
         self._watch = self._watch_layout = None
         self._watched_from: int | None = None
         self._premade = 0
+        #: the walking generator's landing watches by geom (`_start_landing`), and the one armed over
+        #: the rows planned with the first tick it watches and the stage's checkpoint before it (None: none).
+        self._landing_watches: dict[int, object] = {}
+        self._landing: tuple | None = None
 
     # -- buffers -------------------------------------------------------------------------------
     def _physics_loop(self):
@@ -163,6 +173,7 @@ class CompiledPhysics:
         self.goals = np.zeros((k, 3))
         self.target = np.zeros((2, k, 3))  # the CoM target's position and velocity per step
         self.share = np.zeros(k)
+        self.decoder_offset = np.zeros((k, 3))  # the standing decoder's CoM offset per step [m] (a walking chain's)
         model = self.env.plant.model
         estimated = not self.env.pipeline.exact  # the estimate's state per step, MuJoCo's layout (else none)
         self.sensed_qpos = np.zeros((k, model.nq) if estimated else (0, 0))
@@ -266,7 +277,7 @@ class CompiledPhysics:
             planned = k
         else:  # planned by _plan_ahead, up to a step whose references read the state
             planned, self._next = 0, (0, time, False)
-        self._watched_from, self._premade = None, 0
+        self._watched_from, self._premade, self._landing = None, 0, None
         if type(actuation) is TorqueActuation:
             self.torques[:] = actuation.torques(None, None, action)[0]
         elif type(actuation) is PDActuation:
@@ -308,6 +319,8 @@ class CompiledPhysics:
                 if stop == _physics.LoopStop.NON_FINITE_STATE:
                     env._mark_nonfinite("nonfinite_state")
                     break
+            elif stop == _physics.LoopStop.WATCH and self._landing is not None:  # the swing foot may land at `done`
+                planned = self._land(action, wbc, done, planned)
             elif stop == _physics.LoopStop.WATCH:  # the law may step at `done`: it answers there itself
                 planned = self._ask_stepper(action, wbc, done, planned)
             elif stop == _physics.LoopStop.INVALID_STATE:
@@ -361,13 +374,14 @@ class CompiledPhysics:
         self._estimate_failed = False
         self._no_delay = (np.zeros((0, env.plant.na)), np.zeros(1, dtype=bool))  # (0 rows: no actuation delay)
         first, time, commanded = self._next
-        self._watched_from = None
-        watched = False
+        self._watched_from, self._landing = None, None
+        watched = landing = False
+        walker = self._walker(wbc)
         for i in range(first, k):
             premade = i < self._premade
             if not (commanded or premade):
-                if i > first and command_reads:
-                    self._next = (i, time, False)
+                if i > first and (command_reads or (landing and time >= task.command_steady_until())):
+                    self._next = (i, time, False)  # (a landing watch ends before the task draws a command)
                     return i
                 task.update_command(rng, time, dt)
                 command.evaluate(time)
@@ -375,8 +389,12 @@ class CompiledPhysics:
             commanded = False
             self.times[i] = time
             if i > first and (estimated or (wbc is not None and wbc.reads_state_at(time))):
-                watched = watched or (not (estimated or premade) and self._start_watch(wbc, i))
-                if not watched:
+                if landing:  # still a tick where only the swing's landing is read
+                    landing = self._landing_only(walker, time)
+                elif not (watched or estimated or premade):
+                    watched = self._start_watch(wbc, i)
+                    landing = not watched and self._start_landing(walker, i, time)
+                if not (watched or landing):
                     self._next = (i, time, True)
                     return i
             if estimated:  # the state the controller sees at this physics step
@@ -389,9 +407,13 @@ class CompiledPhysics:
                 if premade:  # the decoder's outputs planned already: the stepping stage alone, as plan_references runs it
                     self._update_stepper_on_row(action, wbc, i, time)
                 elif watched:  # a standing tick under the watch: the stage writes without reading the state
-                    self._plan_watched(wbc, context, time, dt, action)
+                    self._plan_watched(self._stepper(wbc), wbc, context, time, dt, action)
+                elif landing:  # a swing's tick under the landing watch: the walking stage reads no state
+                    self._plan_watched(walker, wbc, context, time, dt, action)
                 else:
                     wbc.plan_references(context, time, dt, action)
+                if walker is not None and not premade:
+                    self.decoder_offset[i] = walker.standing.com_offset
                 self._record(i, wbc.references)
                 if wbc.body_states is not None:  # read now: a step whose references read the state
                     self._record_bodies(i, wbc)
@@ -438,15 +460,15 @@ class CompiledPhysics:
         self._watch.set_support(normals, offsets, np.array(key), depth, i)
         self._watched_from = i
 
-    def _plan_watched(self, wbc: WbcActuation, context, time: float, dt: float, action: np.ndarray) -> None:
-        """The reference chain at a standing tick under the watch: the stepping stage writes its
-        standing references without reading the state."""
-        stepper = self._stepper(wbc)
-        stepper.watched = True
+    @staticmethod
+    def _plan_watched(stage, wbc: WbcActuation, context, time: float, dt: float, action: np.ndarray) -> None:
+        """The reference chain at a tick under a watch: ``stage`` (the stepping or the walking
+        stage) writes its references without reading the state."""
+        stage.watched = True
         try:
             wbc.plan_references(context, time, dt, action)
         finally:
-            stepper.watched = False
+            stage.watched = False
 
     def _stood(self, wbc: WbcActuation, first: int, done: int, stop) -> None:
         """Tell the stepping stage of the watched ticks the loop call checked (``first`` .. the
@@ -476,13 +498,92 @@ class CompiledPhysics:
         return i + 1
 
     def _update_stepper_on_row(self, action: np.ndarray, wbc: WbcActuation, i: int, time: float) -> None:
-        """The stepping stage's update at tick ``i`` (time [s]) from the state, on the standing
-        decoder's outputs its row holds (as ``plan_references`` runs the chain)."""
+        """The stepping (or walking) stage's update at tick ``i`` (time [s]) from the state, on
+        the standing decoder's outputs its row holds (as ``plan_references`` runs the chain)."""
         env, references = self.env, wbc.references
+        walker = self._walker(wbc)
+        if walker is not None:  # the walk task's command follows the stage (no draw before command_steady_until)
+            env.task.update_command(env.np_random, time, env.plant.dt_physics)
+            env.task.command.evaluate(time)
         self._restore_decoded(i, references)
         env.context.time = time
-        self._stepper(wbc).update(references, env.context, action, env.plant.dt_physics)
+        if walker is None:
+            self._stepper(wbc).update(references, env.context, action, env.plant.dt_physics)
+        else:
+            self._update_walker_on_row(walker, references, action, i)
         references.evaluate(time)
+
+    def _update_walker_on_row(self, walker: WalkingStage, references, action: np.ndarray, i: int) -> None:
+        """The walking stage's update at tick ``i`` with the standing decoder's CoM offset of that
+        tick (its row; the decoder's own state left as the last tick planned left it)."""
+        offset = walker.standing.com_offset
+        last = offset.copy()
+        offset[:] = self.decoder_offset[i]
+        try:
+            walker.update(references, self.env.context, action, self.env.plant.dt_physics)
+        finally:
+            offset[:] = last
+
+    # -- the walking generator's swings, planned ahead under a landing watch -----------------------------
+    # The walking stage reads the state at every tick from the middle of a swing on, since the foot
+    # may land at any of them; at those ticks, unless the foot lands, its references are those of a
+    # normal force of zero (WalkingGenerator.landing_only). Such ticks are planned ahead with the
+    # stage `watched` (a force of zero); the compiled loop checks the foot's vertical contact force
+    # before each of them (core/physics_loop.hpp's LandingWatch) and stops where it reaches the
+    # touch-down force (less 1e-6 N for rounding). The stage is then rewound to the watch's start
+    # and its watched ticks before the stop replayed (its state as they left it), and the ticks from
+    # the stop on are planned one at a time from the state, as after the stepping law's watch:
+    # their pushes and the decoder's outputs come from the rows, the walk task's command (which
+    # draws nothing before `command_steady_until`) is followed again. The same references, random
+    # draws and trajectories as planning every tick from the state (tests/test_physics_loop.py).
+
+    def _walker(self, wbc: WbcActuation | None) -> WalkingStage | None:
+        """The walking stage a landing watch can plan ahead for: the reference chain is exactly the
+        standing decoder then a walking stage, and nothing else reads the state at every step."""
+        chain = self.env.task.reference_chain
+        if wbc is None or wbc.reads_state_every_step or len(chain) != 2:
+            return None
+        decoder, walker = chain
+        return walker if type(decoder) is StandingDecoder and type(walker) is WalkingStage and walker.standing is decoder else None
+
+    def _landing_only(self, walker: WalkingStage | None, time: float) -> bool:
+        """Whether the walking stage reads the state at ``time`` [s] only for a landing, and the
+        task's command draws nothing then."""
+        return walker is not None and time < self.env.task.command_steady_until() and walker.landing_watch(time) is not None
+
+    def _start_landing(self, walker: WalkingStage | None, i: int, time: float) -> bool:
+        """Whether the ticks from ``i`` (at ``time`` [s]) on are planned ahead under a landing
+        watch; if so, arms the compiled loop's watch from tick ``i`` and keeps the stage's checkpoint."""
+        if not self._landing_only(walker, time):
+            return False
+        foot, touch_down_n = walker.landing_watch(time)
+        geom = self.env.plant.sensor.geom_ids[foot]
+        watch = self._landing_watches.get(geom)
+        if watch is None:
+            watch = self._landing_watches[geom] = _physics.LandingWatch(geom)
+        watch.arm(touch_down_n - LANDING_MARGIN_N, i)
+        self._landing = (watch, i, walker.checkpoint())
+        return True
+
+    def _land(self, action: np.ndarray, wbc: WbcActuation, i: int, planned: int) -> int:
+        """The landing watch stopped before tick ``i``: the walking stage back to the watch's start,
+        its watched ticks before ``i`` run again (as planned), then tick ``i`` and the ticks after
+        it planned one at a time from the state (``_premade``); returns ``i``, where planning goes on."""
+        env, walker, references = self.env, self._walker(wbc), wbc.references
+        _, start, checkpoint = self._landing
+        walker.rewind(checkpoint)
+        walker.watched = True
+        try:
+            for j in range(start, i):
+                time = float(self.times[j])
+                self._restore_decoded(j, references)
+                env.context.time = time
+                self._update_walker_on_row(walker, references, action, j)
+        finally:
+            walker.watched = False
+        self._landing, self._premade = None, planned
+        self._next = (i, float(self.times[i]), True)
+        return i
 
     def _restore_decoded(self, i: int, references) -> None:
         """The standing decoder's outputs of tick ``i`` (its row) into ``references``: the CoM
@@ -566,11 +667,12 @@ class CompiledPhysics:
         if wbc is None:
             return loop.run_torques(self.torques[:end], *delay, push, first, end, warnings)
         watch = self._watch if self._watched_from is not None else None
+        landing = self._landing[0] if self._landing is not None else None
         return loop.run_controller(
             wbc.controller.compiled.core, self.com[0, :end], self.com[1, :end], self.com[2, :end], self.active[:end],
             self.min_normal_force[:end], self.max_normal_force[:end], self.track_force[:end], self.force_target[:end],
             self.force_weight[:end], self.frame_tasks, self.frame_active[:end], self.frame_position[:end],
             self.frame_velocity[:end], self.orientation_tasks, self.orientation_active[:end], self.orientation_target[:end],
             self.rest_tasks, self.rest_active[:end], self.rest_target[:end], self.body_s[:end], self.body_s_dot[:end],
-            *sensed, *delay, push, first, end, warnings, watch,
+            *sensed, *delay, push, first, end, warnings, watch, landing,
         )  # fmt: skip

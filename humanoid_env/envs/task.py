@@ -26,6 +26,7 @@ standing reward terms, the fall test) is this base class's; a task extends it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -243,6 +244,12 @@ class Task:
 
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         """Advance the command by one physics step of ``dt`` [s] at ``time`` [s]."""
+
+    def command_steady_until(self) -> float:
+        """The time [s] before which `update_command` draws nothing and sets no new command (it may
+        still follow the state): the compiled loop may then run it again for a time before this
+        one. -inf (the default) where the task does not say."""
+        return -math.inf
 
     #: Whether `update_command` is `draw_goal` (the command's random part, by time) followed by
     #: `glide_target`: the compiled loop then draws an env step's goals ahead and glides the target

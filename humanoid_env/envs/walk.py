@@ -202,6 +202,9 @@ class WalkTask(Task):
     def command_reads_state(self) -> bool:
         return False  # the draws go by time; the CoM target is the walking stage's last output
 
+    def command_steady_until(self) -> float:
+        return self.next_command_time  # (a new command is drawn from then on)
+
     def update_command(self, rng: np.random.Generator, time: float, dt: float) -> None:
         if time >= self.next_command_time:
             self._draw_command(rng, time)

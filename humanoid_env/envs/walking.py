@@ -52,6 +52,9 @@ STEP_OFFSET_M = 0.05
 WALKING_SWING_ORIENTATION_TASK = (1000.0, 400.0, 40.0)
 
 
+_NO_FORCES = np.zeros(len(FEET))  # (the feet's normal forces at a watched tick: read only, never written)
+
+
 def walking_swing_tasks(description) -> list:
     """Fresh swing tasks of both feet for a walking controller (``WALKING_SWING_ORIENTATION_TASK``)."""
     return swing_tasks(description, WALKING_SWING_ORIENTATION_TASK)
@@ -84,6 +87,7 @@ class WalkingStage(ReferenceStage):
         self._measured = None  # the CoM and its velocity (3,), the soles (2, 3), yaws (2,), normal forces (2,) read last
         self._torso_yaw = 0.0  # the torso's yaw target written last [rad] (the controller's: upright, yaw 0)
         self._planned_yaw = None  # the soles' planned yaws it was computed from
+        self._offset_action = None  # the action the generator's step offset was taken from
 
     def set_command(self, command: WalkCommand) -> WalkCommand:
         """The velocity command to walk (clipped to the robot's limits; see ``generator.command_clipped``)."""
@@ -100,24 +104,52 @@ class WalkingStage(ReferenceStage):
     def reads_state_at(self, time: float) -> bool:
         return self._measured is None or self.generator.measurements_needed(time)
 
+    # -- the compiled loop's landing watch (humanoid_env.envs.physics_loop) ----------------------------
+    #: True while the compiled loop plans a tick ahead under its landing watch (`landing_watch`):
+    #: `update` then reads no state and hands the generator a normal force of zero.
+    watched = False
+
+    def landing_watch(self, time: float) -> tuple[str, float] | None:
+        """``(foot, touch-down force [N])`` where this stage reads the state at ``time`` [s] only
+        because that foot may land then (``WalkingGenerator.landing_only``): a caller that makes
+        sure the foot's normal force stays below that force may plan the tick ahead with
+        ``watched`` set. None otherwise."""
+        if self._measured is None:
+            return None
+        swing = self.generator.landing_only(time)
+        return None if swing is None else (swing.foot, swing.settings.touch_down_force_n)
+
+    def checkpoint(self) -> tuple:
+        """What watched ticks change (the generator's `checkpoint`, the outputs): for `rewind`."""
+        return self.generator.checkpoint(), self.outputs
+
+    def rewind(self, checkpoint: tuple) -> None:
+        generator_checkpoint, self.outputs = checkpoint
+        self.generator.rewind(generator_checkpoint)
+
     def update(self, references: References, context, action: np.ndarray | None, dt: float) -> None:
         generator = self.generator
         if dt <= 0.0:  # reset: the references as the controller was built
             feet, yaws = sole_poses(self.plant)
             rest = self.com_nominal[:2] - feet[:, :2].mean(axis=0)
             generator.reset(float(self.plant.data.time), feet, yaws, rest_offset=rest)
+            self._offset_action = None  # (the generator's step offset is zero again)
             contacts = references.contacts
             self._own_bounds = {foot: (contacts[foot].min_normal_force, contacts[foot].max_normal_force) for foot in FEET}
             return
-        if self.step_offset_block is not None and action is not None:
+        if self.step_offset_block is not None and action is not None and action is not self._offset_action:
             generator.step_offset = STEP_OFFSET_M * np.clip(np.asarray(action[self.step_offset_block], dtype=float), -1.0, 1.0)
+            self._offset_action = action  # (the same action for every physics step of an env step)
         time = context.time
-        if self.reads_state_at(time):
-            com, velocity = context.sensed_com()
-            feet, yaws = sole_poses(self.plant)
-            forces = self.plant.contact_forces()
-            self._measured = (com, velocity, feet, yaws, np.array([forces[name][2] for name in FEET]))
-        out = generator.update(time, *self._measured)  # between reads: the last ones, unread
+        if self.watched:  # no landing here (the loop's watch): the last measurements, with no force
+            out = generator.update(time, *self._measured[:4], _NO_FORCES)
+        else:
+            if self.reads_state_at(time):
+                com, velocity = context.sensed_com()
+                feet, yaws = sole_poses(self.plant)
+                forces = self.plant.contact_forces()
+                self._measured = (com, velocity, feet, yaws, np.array([forces[name][2] for name in FEET]))
+            out = generator.update(time, *self._measured)  # between reads: the last ones, unread
         self.outputs = out
         self._write(references, out)
 
