@@ -583,7 +583,6 @@ class CoMPlanner:
         cop = free + np.column_stack([self.Pzu @ jerk[:, 0], self.Pzu @ jerk[:, 1]])
         return CoMPlan(float(t0), np.array(state, dtype=float), jerk, g.sample_s, cop, status)
 
-
     def _hull_rows(self, samples: list, holds: list[Foothold], in_hull: list[bool], cop_half_sizes: tuple[float, float],
                    n: int) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
         """Per double-support sample ``k`` on two fixed soles: the hull's outward normals (m, 2),
