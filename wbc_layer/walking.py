@@ -401,6 +401,9 @@ def _advance(state: np.ndarray, jerk: np.ndarray, tau: float) -> np.ndarray:
     return out
 
 
+_OTHER_FOOT = {FEET[0]: FEET[1], FEET[1]: FEET[0]}
+
+
 @dataclass
 class CoMPlan:
     """A solved plan: the state (3, 2) (rows c, c', c''; columns x, y) at ``t0`` [s], the jerk
@@ -800,7 +803,7 @@ class WalkingGenerator:
             self.steps = []
             if not self.walking or (last is not None and last.closing) or last is None:
                 return  # standing, or the stance already closed (or closing)
-            foot = FEET[1 - FEET.index(last.foot)]
+            foot = _OTHER_FOOT[last.foot]
             t_lift = self._next_lift()
             stance_xy, stance_yaw = self._stance_of(last.foot, fixed)
             position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, closing=True)
@@ -810,16 +813,16 @@ class WalkingGenerator:
             self.walking, self._start_time, self.previous = True, time, None
             self.events.append("started")
         steps: list[Footstep] = []
-        foot = self._first_foot() if last is None else FEET[1 - FEET.index(last.foot)]
+        foot = self._first_foot() if last is None else _OTHER_FOOT[last.foot]
         t_lift = self._next_lift()
         if self._retimed:  # a shorter double support after a command change: not less than the unloading from now
             t_lift = max(t_lift, time + g.unload_s)
         horizon_end = time + g.horizon * g.sample_s
         while t_lift < horizon_end + single + double:
-            stance_xy, stance_yaw = self._stance_of(FEET[1 - FEET.index(foot)], fixed + steps)
+            stance_xy, stance_yaw = self._stance_of(_OTHER_FOOT[foot], fixed + steps)
             position, yaw, clipped = self.footsteps.place(foot, stance_xy, stance_yaw, self.command, offset_m=self.step_offset)
             steps.append(Footstep(foot, position, yaw, t_lift, t_lift + single, clipped))
-            foot, t_lift = FEET[1 - FEET.index(foot)], t_lift + single + double
+            foot, t_lift = _OTHER_FOOT[foot], t_lift + single + double
         self.steps = steps
 
     def _holds(self) -> tuple[list[Foothold], list[Footstep | None], list[tuple[int, int, np.ndarray]]]:
@@ -833,7 +836,7 @@ class WalkingGenerator:
         schedule = ([self.current] if self.current is not None else []) + self.steps
         anchor = None
         for step in schedule:
-            parent = latest[FEET[1 - FEET.index(step.foot)]]
+            parent = latest[_OTHER_FOOT[step.foot]]
             if anchor is not None:  # after the next landing: moves with it
                 offset = step.position - holds[anchor].position
                 holds.append(Foothold(step.position.copy(), step.yaw, False, anchor, offset))
@@ -854,18 +857,21 @@ class WalkingGenerator:
         return AffinePoint({left: 0.5, right: 0.5}, _rotation(yaw) @ self.rest_offset)
 
     def _schedule(self, times: list[float], holds: list[Foothold], owners: list) -> list[tuple[AffinePoint, float, tuple[int, int] | None]]:
-        """Per time [s]: the CoP reference (an affine point of the holds), the yaw of its box and,
+        """Per time [s] (rising): the CoP reference (an affine point of the holds), the yaw of its box and,
         in double support, the two holds on the ground (None in single support): the stance
         sole in single support; in double support moving from the last stance sole (or the rest
         point) to the next; after the last step to the rest point over the closed stance."""
         out = []
+        # The times rise, so each one's scan over the steps goes on from where the last one stopped
+        # (the steps it passed have landed for the later times too): the same answers.
+        latest = {FEET[0]: 0, FEET[1]: 1}
+        previous = self.previous
+        first = 2
         for t in times:
-            latest = {FEET[0]: 0, FEET[1]: 1}
-            previous = self.previous
             found = None
-            for index in range(2, len(holds)):
+            for index in range(first, len(holds)):
                 step = owners[index]
-                stance = latest[FEET[1 - FEET.index(step.foot)]]
+                stance = latest[_OTHER_FOOT[step.foot]]
                 if t < step.t_lift:
                     if previous is None:
                         start, t_start = self._rest(latest[FEET[0]], latest[FEET[1]], holds), self._start_time
@@ -879,6 +885,7 @@ class WalkingGenerator:
                     break
                 latest[step.foot] = index
                 previous = step
+                first = index + 1
             if found is None:
                 rest = self._rest(latest[FEET[0]], latest[FEET[1]], holds)
                 yaw = _mean_angle(np.array([holds[latest[FEET[0]]].yaw, holds[latest[FEET[1]]].yaw]))
@@ -886,7 +893,7 @@ class WalkingGenerator:
                 if previous is None:
                     found = (rest, yaw, pair)
                 else:
-                    last_stance = AffinePoint.hold(latest[FEET[1 - FEET.index(previous.foot)]])
+                    last_stance = AffinePoint.hold(latest[_OTHER_FOOT[previous.foot]])
                     share = min(max((t - previous.t_touch) / self.timing[1], 0.0), 1.0)
                     found = (last_stance.blend(rest, share), yaw, pair)
             out.append(found)
