@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from wbc_layer.references import min_jerk
 from wbc_layer.step_limits import swing_height_profile as bump
 from wbc_layer.stepping import (
     LOADING,
@@ -421,3 +422,20 @@ def test_standing_watch_is_none_while_a_step_is_under_way_or_before_a_polygon():
     assert 1.5e-4 < depth < 2e-4  # threshold 0 (trigger margin 0), the key's lag, 1e-9 m
     stepper.update(DT, [0.12, 0.0], feet, YAW, np.array([180.0, 180.0]), 400.0)  # past the front edge: a step
     assert stepper.phase == UNLOADING and stepper.standing_watch() is None
+
+
+def test_the_unloading_bound_never_goes_below_zero_where_the_min_jerk_polynomial_rounds_above_one():
+    """Just before lift-off the min-jerk polynomial ``10 x^3 - 15 x^4 + 6 x^5`` can round to an ulp
+    above 1, which made the unloading foot's bound ``(1 - s) load`` a few 1e-14 N below its
+    minimum of 0: the core refused the tick (a ValueError that ended a training episode after 2M
+    steps of push recovery). ``min_jerk`` holds the phase at 1 there, so the bound is 0."""
+    T = 0.1  # [s] the unloading (decision at 0, lift-off at T)
+    times = [T * (1.0 - k * 1e-7) for k in range(1, 2001)]  # ticks from 0.2 ms to 10 ns before lift-off
+    above = [t for t in times if 10 * (t / T) ** 3 - 15 * (t / T) ** 4 + 6 * (t / T) ** 5 > 1.0]
+    assert above, "the premise: some of these times round the polynomial above 1"
+    assert all(min_jerk(t, 0.0, T)[0] <= 1.0 for t in times)
+    settings = SwingSettings(swing_s=0.3, height_m=0.05, unload_s=T, load_s=0.05)
+    for t in above:
+        swing = SwingFoot("right_foot", settings, 0.0, [0.0, -0.08, 0.0], 0.0, [0.15, -0.1], load_n=183.0, max_normal_force_n=367.0)
+        swing.update(t, 183.0)
+        assert swing.phase == "unloading" and swing.max_normal_force == 0.0
