@@ -405,7 +405,7 @@ class CompiledPhysics:
                 self.sensed_qpos[i], self.sensed_qvel[i] = pipeline.state(env.plant.data)
             if wbc is not None:
                 if premade:  # the decoder's outputs planned already: the stepping stage alone, as plan_references runs it
-                    self._update_stepper_on_row(action, wbc, i, time)
+                    self._update_stage_on_row(action, wbc, i, time)
                 elif watched:  # a standing tick under the watch: the stage writes without reading the state
                     self._plan_watched(self._stepper(wbc), wbc, context, time, dt, action)
                 elif landing:  # a swing's tick under the landing watch: the walking stage reads no state
@@ -485,7 +485,7 @@ class CompiledPhysics:
         state), on the decoder's outputs planned for it; returns the ticks planned from then on."""
         stepper, references, dt = self._stepper(wbc), wbc.references, self.env.plant.dt_physics
         time = float(self.times[i])
-        self._update_stepper_on_row(action, wbc, i, time)
+        self._update_stage_on_row(action, wbc, i, time)
         self._record(i, references)
         support = stepper.standing_watch()
         if support is not None:  # no step: the ticks planned ahead stand, watched from the next one
@@ -497,8 +497,8 @@ class CompiledPhysics:
         self._next = (i + 1, time + dt, True)
         return i + 1
 
-    def _update_stepper_on_row(self, action: np.ndarray, wbc: WbcActuation, i: int, time: float) -> None:
-        """The stepping (or walking) stage's update at tick ``i`` (time [s]) from the state, on
+    def _update_stage_on_row(self, action: np.ndarray, wbc: WbcActuation, i: int, time: float) -> None:
+        """The stepping or walking stage's update at tick ``i`` (time [s]) from the state, on
         the standing decoder's outputs its row holds (as ``plan_references`` runs the chain)."""
         env, references = self.env, wbc.references
         walker = self._walker(wbc)
