@@ -328,6 +328,38 @@ def test_a_late_landing_holds_the_schedule():
     assert both_off == 0
 
 
+def _twin_generators() -> tuple[list[WalkingGenerator], np.ndarray, np.ndarray]:
+    """Two generators standing on the same soles at the nominal width, and those soles (2, 3) [m] and yaws (2,)."""
+    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
+    w = LIMITS.nominal_width_m
+    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
+    yaw = np.zeros(2)
+    for g in gens:
+        g.reset(0.0, feet, yaw)
+    return gens, feet, yaw
+
+
+def _command_twins(gens: list[WalkingGenerator], t: float, stop_at: float) -> None:
+    """At ``t`` [s], the twins' commands: forward, sideways and turning from 0.5 s, sideways back
+    from 3 s, zero from ``stop_at``."""
+    for at, command in ((0.5, WalkCommand(0.2, 0.05, 0.3)), (3.0, WalkCommand(0.0, -0.1, 0.0)), (stop_at, WalkCommand())):
+        if abs(t - at) < 1e-9:
+            for g in gens:
+                g.set_command(command)
+
+
+def _assert_twins_alike(gens: list[WalkingGenerator], outs: list) -> None:
+    """The twins' tick gave the same outputs and left the same events and swings, bit for bit."""
+    assert outs[0].walking == outs[1].walking and np.array_equal(outs[0].com, outs[1].com)
+    assert gens[0].events == gens[1].events
+    for a, b in zip(gens[0].swings.values(), gens[1].swings.values(), strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
+            assert np.array_equal(a.position, b.position) and np.array_equal(a.velocity, b.velocity)
+            assert np.array_equal(a.rotation, b.rotation) and a.missed == b.missed
+
+
 def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
     """``measurements_needed``'s contract: on the ticks it says False, the generator reads neither
     the soles nor the forces nor the CoM. Two generators walk the same ideal plant (forward,
@@ -335,20 +367,12 @@ def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
     (soles 1 m away, turned 1 rad, 1e4 N on each foot, the CoM 1 m off): every tick's CoM reference,
     swing pose and contact state are the same bit for bit. 1,796 of the 4,000 ticks skip (the
     standing ones read); asserted: at least 30 %, so that the skipping is real."""
-    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
-    w = LIMITS.nominal_width_m
-    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
-    yaw = np.zeros(2)
-    for g in gens:
-        g.reset(0.0, feet, yaw)
+    gens, feet, yaw = _twin_generators()
     c, v = np.zeros(2), np.zeros(2)
     skipped = ticks = 0
     for k in range(int(round(8.0 / DT))):
         t = k * DT
-        for at, command in ((0.5, WalkCommand(0.2, 0.05, 0.3)), (3.0, WalkCommand(0.0, -0.1, 0.0)), (5.5, WalkCommand())):
-            if abs(t - at) < 1e-9:
-                for g in gens:
-                    g.set_command(command)
+        _command_twins(gens, t, stop_at=5.5)
         forces = _ideal_forces(gens[0], t)
         needed = gens[1].measurements_needed(t)
         ticks += 1
@@ -358,12 +382,7 @@ def test_between_the_ticks_that_need_them_the_measurements_are_not_read():
             outs.append(gens[1].update(t, c, v, feet, yaw, forces))
         else:
             outs.append(gens[1].update(t, c + 1.0, v + 1.0, feet + 1.0, yaw + 1.0, np.full(2, 1e4)))
-        assert outs[0].walking == outs[1].walking and np.array_equal(outs[0].com, outs[1].com)
-        for a, b in zip(gens[0].swings.values(), gens[1].swings.values(), strict=True):
-            assert (a is None) == (b is None)
-            if a is not None:
-                assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
-                assert np.array_equal(a.position, b.position) and np.array_equal(a.rotation, b.rotation)
+        _assert_twins_alike(gens, outs)
         c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
     assert gens[0].steps_taken == gens[1].steps_taken >= 8 and not gens[1].walking
     assert skipped >= 0.3 * ticks
@@ -377,20 +396,12 @@ def test_where_only_a_landing_is_measured_only_the_swing_foots_force_matters_and
     1 rad, the CoM 1 m off and no force: every tick's CoM reference, swing pose and contact state
     are the same bit for bit. At each such tick a third, rewound there after running the next
     watched ticks ahead with no force (``checkpoint``, ``rewind``), gives the same outputs too."""
-    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
-    w = LIMITS.nominal_width_m
-    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
-    yaw = np.zeros(2)
-    for g in gens:
-        g.reset(0.0, feet, yaw)
+    gens, feet, yaw = _twin_generators()
     c, v = np.zeros(2), np.zeros(2)
     only_landing = rewound = 0
     for k in range(int(round(6.0 / DT))):
         t = k * DT
-        for at, command in ((0.5, WalkCommand(0.2, 0.05, 0.3)), (3.0, WalkCommand(0.0, -0.1, 0.0)), (4.5, WalkCommand())):
-            if abs(t - at) < 1e-9:
-                for g in gens:
-                    g.set_command(command)
+        _command_twins(gens, t, stop_at=4.5)
         forces = _ideal_forces(gens[0], t)
         swing = gens[1].landing_only(t)
         watched = swing is not None and forces[FEET.index(swing.foot)] < swing.settings.touch_down_force_n
@@ -409,14 +420,7 @@ def test_where_only_a_landing_is_measured_only_the_swing_foots_force_matters_and
             outs.append(gens[1].update(t, c + 1.0, v + 1.0, feet + 1.0, yaw + 1.0, np.zeros(2)))
         else:
             outs.append(gens[1].update(t, c, v, feet, yaw, forces))
-        assert outs[0].walking == outs[1].walking and np.array_equal(outs[0].com, outs[1].com)
-        assert gens[0].events == gens[1].events
-        for a, b in zip(gens[0].swings.values(), gens[1].swings.values(), strict=True):
-            assert (a is None) == (b is None)
-            if a is not None:
-                assert a.phase == b.phase and a.contact_active == b.contact_active and a.max_normal_force == b.max_normal_force
-                assert np.array_equal(a.position, b.position) and np.array_equal(a.velocity, b.velocity)
-                assert np.array_equal(a.rotation, b.rotation) and a.missed == b.missed
+        _assert_twins_alike(gens, outs)
         c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
     assert gens[0].steps_taken == gens[1].steps_taken >= 6 and gens[0].touch_downs == gens[1].touch_downs
     assert only_landing >= 200 and rewound >= 20  # (of the 3,000 ticks: the second half of each swing but its re-plans)

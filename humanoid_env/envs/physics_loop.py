@@ -390,7 +390,7 @@ class CompiledPhysics:
             self.times[i] = time
             if i > first and (estimated or (wbc is not None and wbc.reads_state_at(time))):
                 if landing:  # still a tick where only the swing's landing is read
-                    landing = self._landing_only(walker, time)
+                    landing = self._landing_at(walker, time) is not None
                 elif not (watched or estimated or premade):
                     watched = self._start_watch(wbc, i)
                     landing = not watched and self._start_landing(walker, i, time)
@@ -432,14 +432,19 @@ class CompiledPhysics:
     # command, push and decoder's outputs (state-free) taken from the rows. The same references,
     # random draws and trajectories as planning every tick from the state (tests/test_physics_loop.py).
 
-    def _stepper(self, wbc: WbcActuation | None) -> SteppingStage | None:
-        """The stepping stage a watch can plan ahead for: the reference chain is exactly the
-        standing decoder then a stepping stage, and nothing else reads the state at every step."""
+    def _after_decoder(self, wbc: WbcActuation | None, stage_type: type):
+        """The reference chain's second stage where the chain is exactly the standing decoder then
+        a ``stage_type`` stage and nothing else reads the state at every step (what a watch can
+        plan ahead for); else None."""
         chain = self.env.task.reference_chain
         if wbc is None or wbc.reads_state_every_step or len(chain) != 2:
             return None
-        decoder, stepper = chain
-        return stepper if type(decoder) is StandingDecoder and type(stepper) is SteppingStage else None
+        decoder, stage = chain
+        return stage if type(decoder) is StandingDecoder and type(stage) is stage_type else None
+
+    def _stepper(self, wbc: WbcActuation | None) -> SteppingStage | None:
+        """The stepping stage the stepping law's watch can plan ahead for (`_after_decoder`)."""
+        return self._after_decoder(wbc, SteppingStage)
 
     def _start_watch(self, wbc: WbcActuation | None, i: int) -> bool:
         """Whether the ticks from ``i`` on are planned ahead under the stepping law's watch; if so,
@@ -538,25 +543,24 @@ class CompiledPhysics:
     # draws and trajectories as planning every tick from the state (tests/test_physics_loop.py).
 
     def _walker(self, wbc: WbcActuation | None) -> WalkingStage | None:
-        """The walking stage a landing watch can plan ahead for: the reference chain is exactly the
-        standing decoder then a walking stage, and nothing else reads the state at every step."""
-        chain = self.env.task.reference_chain
-        if wbc is None or wbc.reads_state_every_step or len(chain) != 2:
-            return None
-        decoder, walker = chain
-        return walker if type(decoder) is StandingDecoder and type(walker) is WalkingStage and walker.standing is decoder else None
+        """The walking stage a landing watch can plan ahead for (`_after_decoder`; the decoder its own)."""
+        walker = self._after_decoder(wbc, WalkingStage)
+        return walker if walker is not None and walker.standing is self.env.task.reference_chain[0] else None
 
-    def _landing_only(self, walker: WalkingStage | None, time: float) -> bool:
-        """Whether the walking stage reads the state at ``time`` [s] only for a landing, and the
-        task's command draws nothing then."""
-        return walker is not None and time < self.env.task.command_steady_until() and walker.landing_watch(time) is not None
+    def _landing_at(self, walker: WalkingStage | None, time: float) -> tuple[str, float] | None:
+        """The walking stage's ``landing_watch(time)`` where the task's command also draws nothing
+        at ``time`` [s]: ``(foot, touch-down force [N])`` where only a landing is read; else None."""
+        if walker is None or time >= self.env.task.command_steady_until():
+            return None
+        return walker.landing_watch(time)
 
     def _start_landing(self, walker: WalkingStage | None, i: int, time: float) -> bool:
         """Whether the ticks from ``i`` (at ``time`` [s]) on are planned ahead under a landing
         watch; if so, arms the compiled loop's watch from tick ``i`` and keeps the stage's checkpoint."""
-        if not self._landing_only(walker, time):
+        landing = self._landing_at(walker, time)
+        if landing is None:
             return False
-        foot, touch_down_n = walker.landing_watch(time)
+        foot, touch_down_n = landing
         geom = self.env.plant.sensor.geom_ids[foot]
         watch = self._landing_watches.get(geom)
         if watch is None:
