@@ -20,6 +20,7 @@ the issue's target is at least 80 % of it.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,9 @@ PHASES = (0.0, 0.25, 0.5, 0.75)
 PASS_REPLICAS = 3
 
 
-def trial(robot: str, speed: float, direction_deg: float, impulse_ns: float, phase_s: float) -> bool:
+def trial(robot: str, speed: float, direction_deg: float, impulse_ns: float, phase_s: float, gait: dict | None = None) -> bool:
     """Whether one push is survived (see the module docstring)."""
-    env = gym.make(ENV_ID, robot=robot, fixed_command=(speed, 0.0, 0.0)).unwrapped
+    env = gym.make(ENV_ID, robot=robot, fixed_command=(speed, 0.0, 0.0), gait=gait).unwrapped
     angle = np.radians(direction_deg)
     force = np.array([np.cos(angle), np.sin(angle), 0.0]) * impulse_ns / PUSH_DURATION_S
     env.plant.pushes = ScriptedPush(force, PUSH_TIME_S + phase_s, PUSH_DURATION_S, env.dt_physics)
@@ -64,13 +65,13 @@ def step_period_s(robot: str, speed: float) -> float:
     return float(sum(planner.step_timing(WalkCommand(speed, 0.0, 0.0))))
 
 
-def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int) -> dict[str, Any]:
+def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int, gait: dict | None = None) -> dict[str, Any]:
     """The survived impulse [N s] in one direction, with each level's survivors."""
     levels: dict[int, int] = {}
     survived = 0
     period = step_period_s(robot, speed)
     for impulse in range(1, max_impulse + 1):
-        passed = sum(trial(robot, speed, direction_deg, float(impulse), share * period) for share in PHASES)
+        passed = sum(trial(robot, speed, direction_deg, float(impulse), share * period, gait) for share in PHASES)
         levels[impulse] = passed
         if passed < PASS_REPLICAS:
             break
@@ -84,16 +85,18 @@ def main(argv=None) -> None:
     parser.add_argument("--speed", type=float, default=0.3)
     parser.add_argument("--max-impulse", type=int, default=20)
     parser.add_argument("--json", type=Path, default=RESULTS / "walk_pushes.json")
+    parser.add_argument("--gait", type=json.loads, default=None, help="GaitSettings fields as JSON (the env's gait keyword)")
+    parser.add_argument("--directions", type=float, nargs="+", default=[90.0, 270.0])
     args = parser.parse_args(argv)
     machine_start = machine()
     out: dict[str, Any] = {}
     for robot in args.robots:
         out[robot] = {}
-        for direction in (90.0, 270.0):
-            result = envelope(robot, args.speed, direction, args.max_impulse)
+        for direction in args.directions:
+            result = envelope(robot, args.speed, direction, args.max_impulse, args.gait)
             out[robot][f"{direction:g}"] = result | {"step_period_s": step_period_s(robot, args.speed)}
             print(f"{robot:9s} {direction:5.0f} deg: survived {result['survived_ns']} N s; survivors per level {result['levels']}")
-    write_json(args.json, {"robots": args.robots, "speed_mps": args.speed, "phases": PHASES, "push_time_s": PUSH_TIME_S,
+    write_json(args.json, {"robots": args.robots, "speed_mps": args.speed, "gait": args.gait, "phases": PHASES, "push_time_s": PUSH_TIME_S,
                            "duration_s": PUSH_DURATION_S, "survival_s": SURVIVAL_S}, out, machine_start)  # fmt: skip
 
 

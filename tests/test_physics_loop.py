@@ -69,7 +69,7 @@ def rollout(loop: str, steps: int, seed: int, env_id: str = "HumanoidWBC-v0", **
         {"env_id": "HumanoidWBCWalk-v0", "fixed_command": (0.3, 0.1, 0.3), "push_magnitude_n": (0.0, 0.0)},
         {"env_id": "HumanoidWBCWalk-v0", "robot": "g1"},
         {"env_id": "HumanoidWBCWalk-v0", "action_mode": "pd"},
-        {"env_id": "HumanoidWBCWalk-v0", "push_magnitude_n": (150.0, 300.0), "push_interval_s": (0.5, 1.0)},
+        {"env_id": "HumanoidWBCWalk-v0", "push_magnitude_n": (300.0, 600.0), "push_interval_s": (0.3, 0.6)},
         # the stepping law reads the state at every physics step: one-step segments
         {"env_id": "HumanoidWBCPushRecovery-v0", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},
         {"env_id": "HumanoidWBCPushRecovery-v0", "robot": "g1", "push_magnitude_n": (150.0, 260.0), "push_interval_s": (1.0, 2.0)},

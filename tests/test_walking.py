@@ -181,7 +181,8 @@ def test_walks_0_4_mps_with_the_shorter_steps_it_needs():
 
 
 @pytest.mark.parametrize("bad", [{"unload_s": 0.3}, {"horizon": 1}, {"footstep_weight": -1.0}, {"sample_s": 0.0},
-                                 {"fastest_step_s": 0.7}, {"fastest_step_s": 0.25}])  # fmt: skip
+                                 {"fastest_step_s": 0.7}, {"fastest_step_s": 0.25}, {"free_acceleration_weight": 0.0},
+                                 {"initial_cop_margin_m": -0.1}, {"initial_cop_margin_m": "wide"}])  # fmt: skip
 def test_bad_gait_settings_are_refused(bad):
     with pytest.raises(ValueError, match="GaitSettings"):
         GaitSettings(**bad)
@@ -255,20 +256,28 @@ def test_swing_foot_turns_the_short_way_round_across_pi():
     assert math.atan2(foot.rotation[1, 0], foot.rotation[0, 0]) == pytest.approx(math.remainder(half_way, 2.0 * math.pi), abs=1e-12)
 
 
-def _plan_cops_inside(g: WalkingGenerator) -> float:
-    """The largest distance [m] by which a planned CoP (samples 1..N) leaves its sample's support
-    (the stance sole's shrunk rectangle, or the hull of two fixed soles; 0 when all are inside)."""
+def _support_edges(g: WalkingGenerator, times: list[float]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per time [s] of the plan: its support's outward unit normals (k, 2) and offsets (k,) (the
+    stance sole's shrunk rectangle, or the hull of two fixed soles), as the MPC builds them."""
     from wbc_layer.stepping import _edges, _hull, _rectangle
 
     holds, owners, _ = g._holds()
-    times = [g.plan.t0 + (k + 1) * g.gait.sample_s for k in range(g.gait.horizon)]
-    worst = 0.0
-    for (centre, yaw, pair), cop in zip(g._schedule(times, holds, owners), g.plan.cop, strict=True):
+    out = []
+    for centre, yaw, pair in g._schedule(times, holds, owners):
         if pair is not None and not any(holds[i].variable or holds[i].anchor is not None for i in pair):
             polygon = _hull(np.vstack([_rectangle(holds[i].position, holds[i].yaw, g.cop_half_sizes) for i in pair]))
         else:
             polygon = _rectangle(centre.value(holds), yaw, g.cop_half_sizes)
-        normals, offsets = _edges(polygon)
+        out.append(_edges(polygon))
+    return out
+
+
+def _plan_cops_inside(g: WalkingGenerator) -> float:
+    """The largest distance [m] by which a planned CoP (samples 1..N) leaves its sample's support
+    (0 when all are inside)."""
+    times = [g.plan.t0 + (k + 1) * g.gait.sample_s for k in range(g.gait.horizon)]
+    worst = 0.0
+    for (normals, offsets), cop in zip(_support_edges(g, times), g.plan.cop, strict=True):
         worst = max(worst, float(np.max(normals @ cop - offsets)))
     return worst
 
@@ -424,3 +433,40 @@ def test_where_only_a_landing_is_measured_only_the_swing_foots_force_matters_and
         c, v = _ideal_plant_step(gens[0], outs[0], c, v, feet, yaw)
     assert gens[0].steps_taken == gens[1].steps_taken >= 6 and gens[0].touch_downs == gens[1].touch_downs
     assert only_landing >= 200 and rewound >= 20  # (of the 3,000 ticks: the second half of each swing but its re-plans)
+
+
+def test_a_free_cop_now_meets_a_push_within_its_margin():
+    """With ``free_acceleration_weight`` each re-plan also picks the CoM's acceleration now, so the
+    plan's CoP now (``c - zeta c''``) may jump, and by ``initial_cop_margin_m`` leave its support
+    (what the whole-body controller cannot put under the feet it makes with the angular momentum).
+    Walking 0.2 m/s in the ideal plant, the CoM kicked 0.3 m/s to the left at 2 s: at every
+    re-plan the CoP now lies inside its support grown by the margin (to 1e-9 m: the solver is
+    exact, a wrong row would show in millimetres), and after the kick more than 1 cm outside the
+    support itself (the margin is used)."""
+    margin = 0.05
+    gait = GaitSettings(free_acceleration_weight=0.1, initial_cop_margin_m=margin)
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait, max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    g.set_command(WalkCommand(0.2, 0.0, 0.0))
+    c, v, outside = np.zeros(2), np.zeros(2), []
+    for k in range(int(round(3.0 / DT))):
+        t = k * DT
+        if k == int(round(2.0 / DT)):
+            v = v + np.array([0.0, 0.3])
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
+        if "replanned" in g.events:
+            ((normals, offsets),) = _support_edges(g, [t])
+            cop_now = g.plan.state[0] - g.planner.zeta * g.plan.state[2]
+            excess = normals @ cop_now - offsets
+            outside.append((t, float(np.max(excess)), float(np.max(excess - margin * np.abs(normals).sum(axis=1)))))
+        for i, s in enumerate(g.swings.values()):
+            if s is not None and s.phase in ("swing", "loading"):
+                feet[i], yaw[i] = s.position, math.atan2(s.rotation[1, 0], s.rotation[0, 0])
+        v = v + out.com[2] * DT
+        c = c + v * DT
+    rows = np.array(outside)
+    assert len(rows) > 100
+    assert rows[:, 2].max() < 1e-9  # inside the grown support at every re-plan
+    assert rows[rows[:, 0] < 2.0, 1].max() < 0.0 < 0.01 < rows[rows[:, 0] >= 2.0, 1].max()  # outside only after the kick

@@ -120,7 +120,10 @@ _SUPPORT_MOVE = 1e-4
 
 
 def _non_negative(value, what: str) -> float:
-    number = float(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}") from err
     if not (math.isfinite(number) and number >= 0.0):
         raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
     return number

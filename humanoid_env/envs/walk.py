@@ -380,6 +380,9 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
     - 2026-12-07, fourth revision: the tracking rewards take the velocities averaged over the last
       ``velocity_window_s`` = 1.2 s (were the instantaneous ones: ``velocity_window_s=0``).
       Trajectories the same as the third revision's; rewards differ.
+    - 2026-12-07, fifth revision: the generator's MPC picks the CoP now at each re-plan
+      (``GaitSettings.free_acceleration_weight`` 0.1, ``initial_cop_margin_m`` 0.2; ``gait={"free_acceleration_weight":
+      None}`` walks as the fourth revision did). Trajectories differ from the fourth revision's.
     """
 
     task_type = WalkTask
