@@ -440,10 +440,10 @@ def test_a_free_cop_now_meets_a_push_within_its_margin():
     plan's CoP now (``c - zeta c''``) may jump, and by ``initial_cop_margin_m`` leave its support
     (what the whole-body controller cannot put under the feet it makes with the angular momentum).
     Walking 0.2 m/s in the ideal plant, the CoM kicked 0.3 m/s to the left at 2 s: at every
-    re-plan the CoP now lies inside its support grown by the margin (to 1e-9 m: the solver is
-    exact, a wrong row would show in millimetres), and after the kick more than 1 cm outside the
-    support itself (the margin is used)."""
-    margin = 0.05
+    re-plan the CoP now lies inside its support grown by the 2-cm margin (to 1e-9 m: the solver is
+    exact, a wrong row would show in millimetres); before the kick inside the support itself (by 5
+    mm or more), after it more than 1 cm outside (the margin binds: 2 cm)."""
+    margin = 0.02  # the CoP now would leave the support by 3.6 cm after the kick: the bound binds
     gait = GaitSettings(free_acceleration_weight=0.1, initial_cop_margin_m=margin)
     g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait, max_normal_force_n=370.0)
     w = LIMITS.nominal_width_m
