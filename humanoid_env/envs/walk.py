@@ -342,11 +342,12 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
 
     As in the balance env (0.1 s at the torso every U(2, 4) s, horizontal, in a uniformly drawn
     direction) but weaker: ``push_magnitude_n`` = U(20, 80) N (``WALK_PUSH_MAGNITUDE_N``, chosen
-    by a stated rule: the nominal generator falls in 0 of 30 episodes of drawn commands on
-    Hubo-lite and 7 of 30 on the G1; none without pushes). ``push_magnitude_n=(0, 0)`` walks on
-    calm ground, as the issue's velocity targets and the tests do. Single sideways pushes while
-    walking 0.3 m/s: survived up to 7-8 N s on Hubo-lite and 6-8 N s on the G1
-    (``benchmarks.walk_pushes``), 38-57 % of what standing with the stepping law survives.
+    by a stated rule on the third revision: the nominal generator fell in 0 of 30 episodes of
+    drawn commands on Hubo-lite and 7 of 30 on the G1, since the fifth revision 0 and 2; none
+    without pushes). ``push_magnitude_n=(0, 0)`` walks on calm ground, as the issue's velocity
+    targets and the tests do. Single sideways pushes while walking 0.3 m/s: survived up to 9-11
+    N s on Hubo-lite and 9-11 N s on the G1 (``benchmarks.walk_pushes``), 56-79 % of what
+    standing with the stepping law survives (6-8 N s, 38-57 %, before the fifth revision).
 
     ## info
 
