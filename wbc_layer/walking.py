@@ -36,15 +36,15 @@ costs that much), so the CoP now, ``z_0``, is in the cost and constrained like t
 in its support grown by ``initial_cop_margin_m``: a push is met by a CoP that jumps at once (the
 whole-body controller can change the contact forces within a tick), and for an instant by more
 than the feet can give, which the controller makes up with the centroidal angular momentum (the
-centroidal moment pivot leaving the support, Popovic et al. 2005; Hof 2007's counter-rotation, the hip strategy).
-With ``free_acceleration_weight=None`` the re-plan starts from the plan's own acceleration (a
-continuous CoP, as in Herdt et al. 2010; the generator before 2026-12-07). An
+centroidal moment pivot leaving the support, Popovic et al. 2005; Hof 2007's counter-rotation,
+the hip strategy). With ``free_acceleration_weight=None`` the re-plan starts from the plan's own
+acceleration (a continuous CoP, as in Herdt et al. 2010; the walk env's fourth revision). An
 infeasible problem (a state no CoP in the supports can bring back) falls back to the same cost
 with no constraints (``status = "unconstrained"``, flagged; the plan then asks the whole-body
 controller for a CoP outside the feet, which its own CoP rows refuse: the robot does what it can).
 So the MPC owns the next footstep: a push while walking is answered by the CoP now and by moving
-the next landing (within its reach: ``results/walking/README.md``, lateral pushes), not by the stepping law of ``wbc_layer.stepping``, which
-does not run.
+the next landing (within its reach: ``results/walking/README.md``, lateral pushes), not by the
+stepping law of ``wbc_layer.stepping``, which does not run.
 
 **The footsteps** ([`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]): each step lands
 relative to the stance sole, in its axes, at ``(vx T, sigma W)`` turned by the command's yaw
@@ -513,7 +513,8 @@ class CoMPlanner:
             initial_support: the support at ``t0`` (a ``samples`` entry), needed with
                 ``free_acceleration_weight``: the CoP now is then a decision too (the CoM's
                 acceleration now may jump from ``state``'s, at that weight per (m/s^2)^2), kept
-                inside that support and drawn to its reference like the samples'.
+                inside that support grown by ``initial_cop_margin_m`` and drawn to its reference
+                like the samples'.
 
         The variable holds' solved positions are written back into ``holds``.
         """
