@@ -49,14 +49,20 @@ def _ideal_plant_step(g: WalkingGenerator, out, c: np.ndarray, v: np.ndarray, fe
     return c + v * DT, v
 
 
+def _standing_generator(gait: GaitSettings | None = None) -> tuple[WalkingGenerator, np.ndarray, np.ndarray]:
+    """A generator for Hubo-lite standing at time 0 on soles at the nominal width, and those soles
+    (2, 3) [m] and yaws (2,) (fresh arrays: the ideal plant moves them)."""
+    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait or GaitSettings(), max_normal_force_n=370.0)
+    w = LIMITS.nominal_width_m
+    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
+    g.reset(0.0, feet, yaw)
+    return g, feet, yaw
+
+
 def _walk(command: WalkCommand, seconds: float, stop_at: float | None = None, start_at: float = 0.5, gait: GaitSettings | None = None):
     """Run the generator in an ideal plant: the CoM takes the plan's acceleration, the feet follow
     their swings and load at the planned touch-down. Returns (generator, times, CoM, CoM velocity)."""
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait or GaitSettings(), max_normal_force_n=370.0)
-    w = LIMITS.nominal_width_m
-    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
-    yaw = np.zeros(2)
-    g.reset(0.0, feet, yaw)
+    g, feet, yaw = _standing_generator(gait)
     c, v = np.zeros(2), np.zeros(2)
     times, coms, velocities, steps = [], [], [], 0
     for k in range(int(round(seconds / DT))):
@@ -196,10 +202,7 @@ def test_a_faster_command_in_double_support_keeps_the_unloading_ramp(change_at):
     keeps its length: the left foot's force bound falls by at most 7.0 N per 2-ms tick (the
     min-jerk ramp's steepest, 1.875 x 185 N / 0.1 s x 2 ms = 6.9 N; a ramp squeezed into the
     0.05 s left from 1.68 s would fall twice as fast)."""
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
-    w = LIMITS.nominal_width_m
-    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
-    g.reset(0.0, feet, yaw)
+    g, feet, yaw = _standing_generator()
     g.set_command(WalkCommand(0.1, 0.0, 0.0))
     c, v, bounds = np.zeros(2), np.zeros(2), []
     for k in range(int(round(2.2 / DT))):
@@ -286,10 +289,7 @@ def _plan_cops_inside(g: WalkingGenerator) -> float:
 def test_every_planned_cop_lies_in_its_support(command):
     """The MPC's constraints as built: at every re-plan of a walk the plan's CoPs at its samples lie
     in their supports to 1e-9 m (the solver is exact; a wrong row would show in millimetres)."""
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
-    w = LIMITS.nominal_width_m
-    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
-    g.reset(0.0, feet, yaw)
+    g, feet, yaw = _standing_generator()
     g.set_command(command)
     c, v, worst, plans = np.zeros(2), np.zeros(2), 0.0, 0
     for k in range(int(round(4.0 / DT))):
@@ -311,10 +311,7 @@ def test_a_late_landing_holds_the_schedule():
     0.15 s more) holds the schedule: the other foot would start unloading 0.1 s after the planned
     touch-down (double support 0.2 s less its 0.1-s unloading) and starts 0.05 s later, once the
     late foot has landed, so the robot never has both feet unloading or in the air at once."""
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0)
-    w = LIMITS.nominal_width_m
-    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
-    g.reset(0.0, feet, yaw)
+    g, feet, yaw = _standing_generator()
     g.set_command(WalkCommand(0.1, 0.0, 0.0))
     c, v, both_off = np.zeros(2), np.zeros(2), 0
     for k in range(int(round(3.0 / DT))):
@@ -339,13 +336,8 @@ def test_a_late_landing_holds_the_schedule():
 
 def _twin_generators() -> tuple[list[WalkingGenerator], np.ndarray, np.ndarray]:
     """Two generators standing on the same soles at the nominal width, and those soles (2, 3) [m] and yaws (2,)."""
-    gens = [WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, GaitSettings(), max_normal_force_n=370.0) for _ in range(2)]
-    w = LIMITS.nominal_width_m
-    feet = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]])
-    yaw = np.zeros(2)
-    for g in gens:
-        g.reset(0.0, feet, yaw)
-    return gens, feet, yaw
+    (first, feet, yaw), (second, _, _) = _standing_generator(), _standing_generator()
+    return [first, second], feet, yaw
 
 
 def _command_twins(gens: list[WalkingGenerator], t: float, stop_at: float) -> None:
@@ -445,10 +437,7 @@ def test_a_free_cop_now_meets_a_push_within_its_margin():
     mm or more), after it more than 1 cm outside (the margin binds: 2 cm)."""
     margin = 0.02  # the CoP now would leave the support by 3.6 cm after the kick: the bound binds
     gait = GaitSettings(free_acceleration_weight=0.1, initial_cop_margin_m=margin)
-    g = WalkingGenerator(LIMITS, HUBO.cop_half_sizes(), COM_HEIGHT_M, gait, max_normal_force_n=370.0)
-    w = LIMITS.nominal_width_m
-    feet, yaw = np.array([[0.0, w / 2, 0.0], [0.0, -w / 2, 0.0]]), np.zeros(2)
-    g.reset(0.0, feet, yaw)
+    g, feet, yaw = _standing_generator(gait)
     g.set_command(WalkCommand(0.2, 0.0, 0.0))
     c, v, outside = np.zeros(2), np.zeros(2), []
     for k in range(int(round(3.0 / DT))):
@@ -461,11 +450,8 @@ def test_a_free_cop_now_meets_a_push_within_its_margin():
             cop_now = g.plan.state[0] - g.planner.zeta * g.plan.state[2]
             excess = normals @ cop_now - offsets
             outside.append((t, float(np.max(excess)), float(np.max(excess - margin * np.abs(normals).sum(axis=1)))))
-        for i, s in enumerate(g.swings.values()):
-            if s is not None and s.phase in ("swing", "loading"):
-                feet[i], yaw[i] = s.position, math.atan2(s.rotation[1, 0], s.rotation[0, 0])
-        v = v + out.com[2] * DT
-        c = c + v * DT
+        assert out.walking  # (so the ideal plant takes the plan's acceleration throughout)
+        c, v = _ideal_plant_step(g, out, c, v, feet, yaw)
     rows = np.array(outside)
     assert len(rows) > 100
     assert rows[:, 2].max() < 1e-9  # inside the grown support at every re-plan
