@@ -490,6 +490,9 @@ class CoMPlanner:
                 self.Pvu[k, i] = V @ impulse[k - i]
             impulse.append(A @ impulse[-1])
         self._PvuTPvu = self.Pvu.T @ self.Pvu
+        #: the CoP rows with the CoP now first (z_0 = c_0 - zeta c''_0): a free initial acceleration's.
+        self._Pzs_now = np.vstack([[1.0, 0.0, -self.zeta], self.Pzs])
+        self._Pzu_now = np.vstack([np.zeros(N), self.Pzu])
         self._solver = EiquadprogSolver()
         self._problem_type = QPProblem
         self._edges_of: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
@@ -544,8 +547,7 @@ class CoMPlanner:
             if initial_support is None:
                 raise ValueError("free_acceleration_weight needs the support at t0 (initial_support)")
             samples = [initial_support, *samples]
-            Pzs = np.vstack([[1.0, 0.0, -self.zeta], self.Pzs])
-            Pzu = np.vstack([np.zeros(N), self.Pzu])
+            Pzs, Pzu = self._Pzs_now, self._Pzu_now
         R = len(samples)
         free = np.stack([Pzs @ state[:, 0], Pzs @ state[:, 1]], axis=1)  # (R, 2) the CoPs with no jerk
         E = np.zeros((2, R, n))  # CoP minus its reference, per axis: E u + e0
