@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from multiprocessing import Pool
+from itertools import starmap
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +70,6 @@ def step_period_s(robot: str, speed: float) -> float:
     return float(sum(planner.step_timing(WalkCommand(speed, 0.0, 0.0))))
 
 
-def _trial(args: tuple) -> bool:
-    return trial(*args)
-
-
 def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int, gait: dict | None = None,
              pool: Pool | None = None) -> dict[str, Any]:  # fmt: skip
     """The survived impulse [N s] in one direction, with each level's survivors (a level's
@@ -82,7 +79,7 @@ def envelope(robot: str, speed: float, direction_deg: float, max_impulse: int, g
     period = step_period_s(robot, speed)
     for impulse in range(1, max_impulse + 1):
         jobs = [(robot, speed, direction_deg, float(impulse), share * period, gait) for share in PHASES]
-        passed = sum(pool.map(_trial, jobs) if pool is not None else map(_trial, jobs))
+        passed = sum(pool.starmap(trial, jobs) if pool is not None else starmap(trial, jobs))
         levels[impulse] = passed
         if passed < PASS_REPLICAS:
             break
