@@ -205,3 +205,22 @@ def test_walk_metrics_average_the_gaits_sway_out_of_the_stride_error():
     assert result["stride_velocity_rms_mps"] == pytest.approx(shortfall, abs=1e-12)
     assert result["velocity_rmse_mps"] == pytest.approx(np.hypot(shortfall, sway / np.sqrt(2.0)), abs=1e-4)
     assert result["flight_steps"] == 0 and result["slip_m"] == 0.0 and result["steps"] == 0
+
+
+def test_the_gait_keyword_goes_over_the_robots_defaults():
+    """``gait`` is a dict of ``GaitSettings`` fields over the robot's defaults (``DEFAULT_GAIT``):
+    Hubo-lite's inset CoP reference and held lift-offs (the sixth revision), the G1's none; a
+    field given replaces only itself, and the fifth revision's gait is one dict away on
+    Hubo-lite."""
+    from humanoid_env.envs.walk import gait_settings
+    from wbc_layer.walking import GaitSettings
+
+    hubo = gait_settings(None, "hubo_lite")
+    assert hubo.cop_inset_share == 0.6 and hubo.lift_off_holds_s == (0.1, 0.2, 0.3)
+    assert gait_settings(None, "g1") == GaitSettings() == gait_settings(None, "another_robot")
+    narrower = gait_settings({"cop_inset_share": 0.2}, "hubo_lite")
+    assert narrower.cop_inset_share == 0.2 and narrower.lift_off_holds_s == hubo.lift_off_holds_s
+    assert gait_settings({"cop_inset_share": 0.0, "lift_off_holds_s": ()}, "hubo_lite") == GaitSettings()
+    env = gym.make(ENV_ID, robot="hubo_lite", gait={"cop_inset_share": 0.3}).unwrapped
+    env.reset(seed=0)
+    assert env.task.gait.cop_inset_share == 0.3 and env.task.gait.lift_off_holds_s == hubo.lift_off_holds_s

@@ -188,7 +188,10 @@ def test_walks_0_4_mps_with_the_shorter_steps_it_needs():
 
 @pytest.mark.parametrize("bad", [{"unload_s": 0.3}, {"horizon": 1}, {"footstep_weight": -1.0}, {"sample_s": 0.0},
                                  {"fastest_step_s": 0.7}, {"fastest_step_s": 0.25}, {"free_acceleration_weight": 0.0},
-                                 {"initial_cop_margin_m": -0.1}, {"initial_cop_margin_m": "wide"}])  # fmt: skip
+                                 {"initial_cop_margin_m": -0.1}, {"initial_cop_margin_m": "wide"}, {"cop_inset_share": 1.5},
+                                 {"cop_inset_share": -0.1}, {"lift_off_holds_s": (0.1, -0.2)}, {"lift_off_holds_s": "0.1"},
+                                 {"hold_cost_ratio": 0.0}, {"hold_cost_ratio": 2.0}, {"max_hold_s": 0.0},
+                                 {"hold_min_cost": float("nan")}])  # fmt: skip
 def test_bad_gait_settings_are_refused(bad):
     with pytest.raises(ValueError, match="GaitSettings"):
         GaitSettings(**bad)
@@ -266,7 +269,7 @@ def _support_edges(g: WalkingGenerator, times: list[float]) -> list[tuple[np.nda
 
     holds, owners, _ = g._holds()
     out = []
-    for centre, yaw, pair in g._schedule(times, holds, owners):
+    for centre, yaw, pair, *_ in g._schedule(times, holds, owners):
         if pair is not None and not any(holds[i].variable or holds[i].anchor is not None for i in pair):
             polygon = _hull(np.vstack([_rectangle(holds[i].position, holds[i].yaw, g.cop_half_sizes) for i in pair]))
         else:
@@ -286,10 +289,14 @@ def _plan_cops_inside(g: WalkingGenerator) -> float:
 
 
 @pytest.mark.parametrize("command", [WalkCommand(0.2, 0.0, 0.0), WalkCommand(0.0, 0.1, 0.0), WalkCommand(0.0, 0.0, 0.4)])
-def test_every_planned_cop_lies_in_its_support(command):
+@pytest.mark.parametrize("inset", [0.0, 0.9])
+def test_every_planned_cop_lies_in_its_support(command, inset):
     """The MPC's constraints as built: at every re-plan of a walk the plan's CoPs at its samples lie
-    in their supports to 1e-9 m (the solver is exact; a wrong row would show in millimetres)."""
-    g, feet, yaw = _standing_generator()
+    in their supports to 1 um (the solver is exact to its rounding: 1e-9 m with the references at
+    the soles' centres, 6e-8 m with them inset 90 % toward the soles' inner edges, where rows are
+    active; a wrong row would show in millimetres), the CoP references inset toward the other foot
+    or not (the inset moves the reference, not the support)."""
+    g, feet, yaw = _standing_generator(GaitSettings(cop_inset_share=inset))
     g.set_command(command)
     c, v, worst, plans = np.zeros(2), np.zeros(2), 0.0, 0
     for k in range(int(round(4.0 / DT))):
@@ -303,7 +310,7 @@ def test_every_planned_cop_lies_in_its_support(command):
             worst, plans = max(worst, _plan_cops_inside(g)), plans + 1
         v = v + out.com[2] * DT
         c = c + v * DT
-    assert plans >= 0.9 * 4.0 / g.gait.replan_s and worst < 1e-9  # (every re-plan of the 4 s: 100 at 40 ms)
+    assert plans >= 0.9 * 4.0 / g.gait.replan_s and worst < 1e-6  # (every re-plan of the 4 s: 100 at 40 ms)
 
 
 def test_a_late_landing_holds_the_schedule():
@@ -456,3 +463,60 @@ def test_a_free_cop_now_meets_a_push_within_its_margin():
     assert len(rows) >= 0.9 * 3.0 / gait.replan_s  # every re-plan of the 3 s
     assert rows[:, 2].max() < 1e-9  # inside the grown support at every re-plan
     assert rows[rows[:, 0] < 2.0, 1].max() < 0.0 < 0.01 < rows[rows[:, 0] >= 2.0, 1].max()  # outside only after the kick
+
+
+def test_a_cop_reference_inset_toward_the_other_foot_narrows_the_sway():
+    """``cop_inset_share``: the CoP reference in each stance sole moved toward the other foot by
+    that share of the CoP rectangle's half width (0.6: 19.5 mm on Hubo-lite). Walking 0.2 m/s in
+    the ideal plant, the CoM's sideways sway (peak to peak over 2-7 s) narrows by at least 5 mm
+    (42 -> 32 mm measured; the sway needs the CoP to carry the CoM from foot to foot, and the
+    CoPs are 39 mm closer together) while the forward speed stays within 5 mm/s of the command."""
+    sways = []
+    for share in (0.0, 0.6):
+        _, t, coms, velocities, _ = _walk(WalkCommand(0.2, 0.0, 0.0), 7.0, gait=GaitSettings(cop_inset_share=share))
+        window = (t >= 2.0) & (t < 7.0)
+        assert abs(velocities[window, 0].mean() - 0.2) < 0.005
+        sways.append(np.ptp(coms[window, 1]))
+    assert sways[1] < sways[0] - 0.005
+
+
+def _kicked_walk(gait: GaitSettings, kick_at: float | None, kick_mps: float) -> WalkingGenerator:
+    """Walk 0.2 m/s in the ideal plant for 3 s, the CoM's velocity kicked sideways by
+    ``kick_mps`` (+: to the left) at ``kick_at`` [s] (None: no kick); records each step's lift-off
+    in ``g.lift_offs`` (time [s], foot)."""
+    g, feet, yaw = _standing_generator(gait)
+    g.set_command(WalkCommand(0.2, 0.0, 0.0))
+    c, v = np.zeros(2), np.zeros(2)
+    g.lift_offs = []
+    for k in range(int(round(3.0 / DT))):
+        t = k * DT
+        if kick_at is not None and k == int(round(kick_at / DT)):
+            v = v + np.array([0.0, kick_mps])
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
+        if "lift_off" in g.events:
+            g.lift_offs.append((round(t, 3), next(f for f, s in g.swings.items() if s is not None and s.phase == "swing")))
+        c, v = _ideal_plant_step(g, out, c, v, feet, yaw)
+    return g
+
+
+def test_a_kick_toward_the_foot_about_to_step_holds_its_lift_off():
+    """``lift_off_holds_s``: where a step is due, the MPC is solved with its lift-off on time and
+    delayed by each of the delays, and the cheapest delay is taken where it costs at most
+    ``hold_cost_ratio`` of on time (and on time costs more than ``hold_min_cost``). Walking 0.2
+    m/s in the ideal plant: undisturbed, no lift-off is held (the steps lift at the times of the
+    gait without holds, to the tick); the CoM kicked 0.3 m/s sideways toward the foot about to
+    step, 0.05 s before it unloads (lifting it then would leave the CoM falling away from the
+    stance sole, toward where that foot was), the step lifts off later by one of the delays
+    (0.2 s measured); kicked toward the stance foot, on time."""
+    holds = GaitSettings(lift_off_holds_s=(0.1, 0.2, 0.3), hold_cost_ratio=0.5)
+    plain = _kicked_walk(GaitSettings(), None, 0.0)
+    calm = _kicked_walk(holds, None, 0.0)
+    assert len(calm.lift_offs) >= 4 and calm.lift_offs == plain.lift_offs
+    t_lift, foot = plain.lift_offs[1]  # the second step: the right foot, over the left sole
+    due = t_lift - holds.unload_s
+    toward_stepping_foot = 0.3 if foot == FEET[0] else -0.3
+    held = _kicked_walk(holds, due - 0.05, toward_stepping_foot)
+    delay = held.lift_offs[1][0] - t_lift
+    assert held.lift_offs[1][1] == foot and min(abs(delay - d) for d in holds.lift_off_holds_s) < DT / 2
+    toward_stance = _kicked_walk(holds, due - 0.05, -toward_stepping_foot)
+    assert toward_stance.lift_offs[1] == (t_lift, foot)

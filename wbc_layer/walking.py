@@ -25,7 +25,10 @@ with ``z`` inside each sample's support (the stance sole's CoP rectangle in sing
 hull of both soles in double support, each shrunk by ``cop_margin_m``; a box of the sole's size
 around ``z_ref`` where the double support's landing is itself a variable, which keeps the
 constraint linear) and ``z_ref`` the support's centre (moving linearly from one stance sole to the
-next through double support). ``p_next``, the next landing, is a decision variable inside the
+next through double support), or with ``cop_inset_share`` each stance sole's point that share of
+its CoP half width toward the other foot (the support stays the sole's: a reference nearer the
+middle narrows the CoM's sway between the feet, so a sideways push toward a stance foot finds
+its capture point further from that sole's outer edge). ``p_next``, the next landing, is a decision variable inside the
 swing foot's reachable region, drawn to the [`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]'s
 place; the steps after it move with it (``footstep_weight=None``: all footsteps fixed, Wieber's
 formulation). It is solved with eiquadprog (exact, the controller's solver) from the **measured**
@@ -71,7 +74,14 @@ rule). When the command returns to zero the next step closes the stance (the fee
 side) and the robot stands. Each step turns from the yaw its stance sole's step planned, not the
 measured one. A swing foot that has not landed when the next step should start
 unloading holds the schedule: every later step is delayed by as much (the robot never stands on
-no foot).
+no foot). **Holding a lift-off** (``lift_off_holds_s``, after the step-timing adaptation of
+Khadiv et al. 2016, *Step timing adjustment: a step toward generating robust gaits*, here by
+comparing MPC plans): where a step is due to start unloading, the MPC is solved from the measured
+state with the lift-off on time and delayed by each of the delays; where on time costs more than
+``hold_min_cost`` and the cheapest delay at most ``hold_cost_ratio`` of it, the step and all
+after it wait that long (and are weighed again when due, up to ``max_hold_s`` in all). A push
+toward the foot about to step is then met in double support instead of by lifting the foot the
+CoM is falling toward; on an undisturbed walk nothing is held.
 """
 
 from __future__ import annotations
@@ -165,6 +175,17 @@ class GaitSettings:
             pushes survived while walking 0.3 m/s by 2-3 N s on both robots and cut the G1's
             falls under the walk env's pushes from 7 to 2 of 30 episodes, the nominal gaits'
             targets still met (``results/walking/README.md``).
+        cop_inset_share: the CoP reference in a stance sole lies this share [-] of the CoP
+            rectangle's half width (``cop_margin_m`` off) toward the other foot, in the sole's
+            axes (0: its centre); the constraint stays the whole rectangle.
+        lift_off_holds_s: the delays [s] a due lift-off is weighed against (empty: never held;
+            the module docstring's "Holding a lift-off").
+        hold_cost_ratio: a delay is taken where its plan costs at most this share [-] of the
+            on-time plan's.
+        max_hold_s: the most one step's lift-off is held in all [s].
+        hold_min_cost: the on-time plan's cost [m^2, the MPC's objective in CoP-error units]
+            above which a lift-off is weighed at all (undisturbed walks cost 0.005-0.015; after
+            the pushes it helps with, 0.6-1.7).
     """
 
     single_support_s: float = 0.4
@@ -185,6 +206,11 @@ class GaitSettings:
     fastest_step_s: float | None = 0.39
     free_acceleration_weight: float | None = 0.1
     initial_cop_margin_m: float | None = 0.2
+    cop_inset_share: float = 0.0
+    lift_off_holds_s: tuple[float, ...] = ()
+    hold_cost_ratio: float = 0.5
+    max_hold_s: float = 0.6
+    hold_min_cost: float = 0.1
 
     def __post_init__(self) -> None:
         for name in ("single_support_s", "double_support_s", "start_s", "unload_s", "load_s", "swing_height_m",
@@ -209,6 +235,16 @@ class GaitSettings:
             _positive(self.free_acceleration_weight, "GaitSettings.free_acceleration_weight")
         if self.initial_cop_margin_m is not None:
             _non_negative(self.initial_cop_margin_m, "GaitSettings.initial_cop_margin_m")
+        if isinstance(self.cop_inset_share, bool) or not (0.0 <= _non_negative(self.cop_inset_share, "GaitSettings.cop_inset_share") <= 1.0):
+            raise ValueError(f"GaitSettings.cop_inset_share must be a number in [0, 1], got {self.cop_inset_share!r}")
+        holds = self.lift_off_holds_s
+        if isinstance(holds, (str, bytes)) or not isinstance(holds, (tuple, list)):
+            raise ValueError(f"GaitSettings.lift_off_holds_s must be a sequence of delays > 0 [s], got {holds!r}")
+        object.__setattr__(self, "lift_off_holds_s", tuple(_positive(h, "GaitSettings.lift_off_holds_s' delays") for h in holds))
+        if not (0.0 < _positive(self.hold_cost_ratio, "GaitSettings.hold_cost_ratio") <= 1.0):
+            raise ValueError(f"GaitSettings.hold_cost_ratio must be in (0, 1], got {self.hold_cost_ratio!r}")
+        _positive(self.max_hold_s, "GaitSettings.max_hold_s")
+        _non_negative(self.hold_min_cost, "GaitSettings.hold_min_cost")
         if self.fastest_step_s is not None:
             _positive(self.fastest_step_s, "GaitSettings.fastest_step_s")
             if self.fastest_step_s > self.step_s + _TOLERANCE_S:
@@ -444,6 +480,8 @@ class CoMPlan:
     sample_s: float
     cop: np.ndarray
     status: str
+    #: the MPC's objective at the solution (inf where unconstrained).
+    cost: float = math.inf
 
     def evaluate(self, time: float) -> np.ndarray:
         """(3, 2): CoM position, velocity, acceleration (x, y) at ``time`` [s] (held at the last
@@ -507,7 +545,9 @@ class CoMPlanner:
                 ``position`` the reference it is drawn to), the others are fixed.
             samples: per sample 1..N, the CoP reference (an affine function of the holds), the yaw
                 [rad] of the box around it and the two holds of a double support (None in single
-                support): the CoP stays in the hull of two fixed soles, else in the box.
+                support): the CoP stays in the hull of two fixed soles, else in the box; and
+                optionally a fourth entry, (2,) [m]: the cost's reference lies that far from the
+                box's centre (``cop_inset_share``; the constraint does not move).
             reach: (hold, parent hold, polygon (k, 2) in the parent's axes) for each variable
                 hold: where it may land relative to the hold it is stepped from.
             cop_half_sizes: the CoP box's half sizes (length, width) [m].
@@ -557,7 +597,7 @@ class CoMPlanner:
             E[0, :, a_col] = Pzs[:, 2]
             E[1, :, a_col + 1] = Pzs[:, 2]
         offsets = free.tolist()  # the same subtractions as on the (R, 2) array, in scalars (faster)
-        for k, (centre, _, _) in enumerate(samples):
+        for k, (centre, *_) in enumerate(samples):
             ex, ey = offsets[k]
             ex, ey = ex - centre.const[0], ey - centre.const[1]
             for hold, weight in centre.terms.items():
@@ -568,6 +608,12 @@ class CoMPlanner:
                     E[1, k, col + 1] -= weight
             offsets[k] = (ex, ey)
         e0 = np.array(offsets)
+        e_cost = e0  # the CoP's error from its reference: the box's centre, or inset from it (cop_inset_share)
+        if any(len(sample) > 3 for sample in samples):
+            e_cost = e0.copy()
+            for k, sample in enumerate(samples):
+                if len(sample) > 3:
+                    e_cost[k] -= sample[3]
         regularise = np.full(n, g.jerk_weight)
         if free_a:
             regularise[a_col:] = g.free_acceleration_weight
@@ -576,12 +622,14 @@ class CoMPlanner:
             regularise[c : c + 2] = g.footstep_weight
             reference[c : c + 2] = holds[hold].position
         P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
-        q = 2.0 * (E[0].T @ e0[:, 0] + E[1].T @ e0[:, 1] - regularise * reference)
+        q = 2.0 * (E[0].T @ e_cost[:, 0] + E[1].T @ e_cost[:, 1] - regularise * reference)
+        constant = float((e_cost * e_cost).sum() + (regularise * reference * reference).sum())
         if g.velocity_weight > 0.0 and velocity_ref is not None:
             w = g.velocity_weight
             for axis in range(2):
                 cols = slice(axis * N, (axis + 1) * N)
                 error0 = self.Pvs @ state[:, axis] - velocity_ref[:, axis]
+                constant += w * float(error0 @ error0)
                 P[cols, cols] += 2.0 * w * self._PvuTPvu
                 q[cols] += 2.0 * w * self.Pvu.T @ error0
                 if free_a:
@@ -594,7 +642,7 @@ class CoMPlanner:
         rows, bounds = [], []
         hl, hw = cop_half_sizes
         half = np.array([hl, hw, hl, hw])
-        in_hull = [pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None for _, _, pair in samples]
+        in_hull = [pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None for _, _, pair, *_ in samples]
         boxed = [k for k, hull in enumerate(in_hull) if not hull]
         if boxed:  # single support, or a moving sole: a box around the reference, all such samples at once
             yaws = np.array([samples[k][1] for k in boxed])
@@ -641,9 +689,11 @@ class CoMPlanner:
         status = "solved"
         try:
             u = self._solver.solve(problem).x
+            cost = float(0.5 * u @ P @ u + q @ u) + constant
         except QPSolveError:
             status = "unconstrained"
             u = np.linalg.solve(P, -q)
+            cost = math.inf
         for hold, c in column.items():
             holds[hold].position = u[c : c + 2].copy()
         for hold in holds:
@@ -655,7 +705,7 @@ class CoMPlanner:
         if free_a:
             state[2] += u[a_col:]
             cop = cop + np.outer(self.Pzs[:, 2], u[a_col:])
-        return CoMPlan(float(t0), state, jerk, g.sample_s, cop, status)
+        return CoMPlan(float(t0), state, jerk, g.sample_s, cop, status, cost)
 
     def _hull_rows(self, samples: list, holds: list[Foothold], in_hull: list[bool], cop_half_sizes: tuple[float, float],
                    n: int, Pzu: np.ndarray, acceleration: np.ndarray | None = None) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
@@ -816,6 +866,7 @@ class WalkingGenerator:
         self.clipped_steps = 0
         self.delayed_s = 0.0
         self._retimed = False  # the timing changed: the next step keeps a whole unloading ramp
+        self._hold_s = 0.0  # the next lift-off's delay from its schedule [s] (lift_off_holds_s)
         #: each landing's kind ("early", "planned", "late"), in order.
         self.touch_downs: list[str] = []
         self.events: list[str] = []
@@ -865,8 +916,8 @@ class WalkingGenerator:
         """The lift-off time of the next step to be decided [s]."""
         last = self.current or self.previous
         if last is None:
-            return self._start_time + self.gait.start_s
-        return last.t_touch + self.timing[1]
+            return self._start_time + self.gait.start_s + self._hold_s
+        return last.t_touch + self.timing[1] + self._hold_s
 
     def _replan_steps(self, time: float) -> None:
         """The steps not yet started, from the command: enough to cover the MPC's horizon (or
@@ -936,8 +987,18 @@ class WalkingGenerator:
         """Per time [s] (rising): the CoP reference (an affine point of the holds), the yaw of its box and,
         in double support, the two holds on the ground (None in single support): the stance
         sole in single support; in double support moving from the last stance sole (or the rest
-        point) to the next; after the last step to the rest point over the closed stance."""
+        point) to the next; after the last step to the rest point over the closed stance. With
+        ``cop_inset_share`` each entry has a fourth, the cost's reference's offset (2,) [m] from
+        that point: toward the other foot in a stance sole, blended as the point is."""
         out = []
+        inset = self.gait.cop_inset_share * self.cop_half_sizes[1]
+
+        def toward_middle(index: int) -> np.ndarray:
+            """The CoP reference's offset from the centre of sole ``index`` toward the other foot [m]."""
+            foot = FEET[index] if index < 2 else owners[index].foot
+            side = 1.0 if foot == FEET[0] else -1.0
+            return _rotation(holds[index].yaw) @ np.array([0.0, -side * inset])
+
         # The times rise, so each one's scan over the steps goes on from where the last one stopped
         # (the steps it passed have landed for the later times too): the same answers.
         latest = {FEET[0]: 0, FEET[1]: 1}
@@ -955,9 +1016,14 @@ class WalkingGenerator:
                         start, t_start = AffinePoint.hold(latest[step.foot]), previous.t_touch
                     share = min(max((t - t_start) / max(step.t_lift - t_start, 1e-9), 0.0), 1.0)
                     found = (start.blend(AffinePoint.hold(stance), share), holds[stance].yaw, (latest[step.foot], stance))
+                    if inset > 0.0:
+                        before = 0.0 if previous is None else (1.0 - share) * toward_middle(latest[step.foot])
+                        found = (*found, before + share * toward_middle(stance))
                     break
                 if t < step.t_touch:
                     found = (AffinePoint.hold(stance), holds[stance].yaw, None)
+                    if inset > 0.0:
+                        found = (*found, toward_middle(stance))
                     break
                 latest[step.foot] = index
                 previous = step
@@ -972,6 +1038,8 @@ class WalkingGenerator:
                     last_stance = AffinePoint.hold(latest[_OTHER_FOOT[previous.foot]])
                     share = min(max((t - previous.t_touch) / self.timing[1], 0.0), 1.0)
                     found = (last_stance.blend(rest, share), yaw, pair)
+                    if inset > 0.0:
+                        found = (*found, (1.0 - share) * toward_middle(latest[_OTHER_FOOT[previous.foot]]))
             out.append(found)
         return out
 
@@ -1039,7 +1107,7 @@ class WalkingGenerator:
         x, y used) [m, m/s], the soles ``feet_position`` (2, 3) [m], ``feet_yaw`` (2,) [rad] and
         the feet's normal forces (2,) [N]. ``events`` says what happened this tick
         (``"started"``, ``"decided"``, ``"lift_off"``, ``"touch_down"``, ``"stopped"``,
-        ``"delayed"``, ``"replanned"``)."""
+        ``"delayed"``, ``"held"``, ``"replanned"``)."""
         self.events = []
         self._time = t = float(time)
         forces = np.asarray(normal_forces_n, dtype=float)
@@ -1057,10 +1125,10 @@ class WalkingGenerator:
             return WalkingOutputs(False, state, rest, dict(self.swings))
         if self.plan is None or t - self._last_plan_time >= self.gait.replan_s - _TOLERANCE_S:
             self._replan_steps(t)
-            self._start_steps(t, forces)
+            self._start_steps(t, forces, com, com_velocity)
             self._replan(t, com, com_velocity)
         else:
-            self._start_steps(t, forces)
+            self._start_steps(t, forces, com, com_velocity)
         state = self.plan.evaluate(t)
         if self.command.is_zero and self.current is None and not self.steps and self._settled(state):
             self.walking, self.previous, self.plan = False, None, None
@@ -1071,7 +1139,9 @@ class WalkingGenerator:
         """The stance closed and the plan's CoM at rest over it."""
         return bool(np.linalg.norm(state[0] - self.rest_point()) < SETTLED_M and np.linalg.norm(state[1]) < SETTLED_MPS)
 
-    def _replan(self, t: float, com, com_velocity) -> None:
+    def _solve(self, t: float, com, com_velocity) -> tuple[CoMPlan, list[Foothold], list]:
+        """The MPC from the measured CoM at ``t`` [s] over the steps planned now: the plan, its
+        footholds (the variable ones solved) and each hold's step."""
         g = self.gait
         state = np.zeros((3, 2))
         state[0] = np.asarray(com, dtype=float)[:2]
@@ -1085,7 +1155,11 @@ class WalkingGenerator:
             initial, *samples = self._schedule([t, *times], holds, owners)
         else:
             samples = self._schedule(times, holds, owners)
-        self.plan = self.planner.plan(t, state, holds, samples, reach, self.cop_half_sizes, self._velocity_ref(t), initial)
+        plan = self.planner.plan(t, state, holds, samples, reach, self.cop_half_sizes, self._velocity_ref(t), initial)
+        return plan, holds, owners
+
+    def _replan(self, t: float, com, com_velocity) -> None:
+        self.plan, holds, owners = self._solve(t, com, com_velocity)
         for hold, step in zip(holds[2:], owners[2:], strict=True):
             step.position = hold.position
         if self.current is not None and holds[2].variable:
@@ -1120,7 +1194,7 @@ class WalkingGenerator:
             if swing.phase == DONE:
                 self.swings[foot] = None
 
-    def _start_steps(self, t: float, forces: np.ndarray) -> None:
+    def _start_steps(self, t: float, forces: np.ndarray, com, com_velocity) -> None:
         """Begin unloading the next step's foot ``unload_s`` before its lift-off; a swing not yet
         landed delays it (and every later step) instead."""
         if not self.steps:
@@ -1138,6 +1212,8 @@ class WalkingGenerator:
             self.delayed_s += delay
             self.events.append("delayed")
             return
+        if self.gait.lift_off_holds_s and self._held(t, com, com_velocity):
+            return
         index = FEET.index(step.foot)
         settings = SwingSettings(swing_s=step.t_touch - step.t_lift, height_m=self.gait.swing_height_m,
                                  unload_s=max(step.t_lift - t, 1e-6), load_s=self.gait.load_s)  # fmt: skip
@@ -1151,4 +1227,27 @@ class WalkingGenerator:
         self.steps_taken += 1
         self.clipped_steps += step.clipped
         self._retimed = False
+        self._hold_s = 0.0
         self.events.append("decided")
+
+    def _held(self, t: float, com, com_velocity) -> bool:
+        """Whether the step due now is held back (``lift_off_holds_s``): the MPC from the measured
+        CoM with the lift-off on time and with each of the delays; the cheapest delay is taken
+        where it costs at most ``hold_cost_ratio`` of on time (the steps after it move with it)."""
+        g = self.gait
+        base = self._hold_s
+        delays = [0.0, *(d for d in g.lift_off_holds_s if base + d <= g.max_hold_s + _TOLERANCE_S)]
+        costs = []
+        for delay in delays:
+            self._hold_s = base + delay
+            self._replan_steps(t)
+            costs.append(self._solve(t, com, com_velocity)[0].cost)
+            if costs[0] <= g.hold_min_cost:
+                break
+        best = int(np.argmin(costs))
+        held = best > 0 and costs[best] <= g.hold_cost_ratio * costs[0]
+        self._hold_s = base + (delays[best] if held else 0.0)
+        self._replan_steps(t)
+        if held:
+            self.events.append("held")
+        return held
