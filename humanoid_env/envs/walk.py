@@ -88,7 +88,7 @@ YAW_RATE_SIGMA_RADPS = 0.25
 #: in 30 drawn-command episodes under the env's pushes (as before), the velocity targets met. The
 #: G1 keeps ``GaitSettings``' defaults: there the same settings gave 10 / 9 N s against 11 / 9 and
 #: fell in 5 of those 30 episodes (the holds alone: 11 / 9 N s, 4 falls) against 2
-#: (``results/walking/README.md``, "The sixth revision").
+#: (``results/walking/README.md``, "What changed in the sixth revision").
 DEFAULT_GAIT: dict[str, dict[str, Any]] = {
     "hubo_lite": {"cop_inset_share": 0.6, "lift_off_holds_s": (0.1, 0.2, 0.3)},
 }
