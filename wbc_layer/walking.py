@@ -1233,7 +1233,9 @@ class WalkingGenerator:
     def _held(self, t: float, com, com_velocity) -> bool:
         """Whether the step due now is held back (``lift_off_holds_s``): the MPC from the measured
         CoM with the lift-off on time and with each of the delays; the cheapest delay is taken
-        where it costs at most ``hold_cost_ratio`` of on time (the steps after it move with it)."""
+        where it costs at most ``hold_cost_ratio`` of on time (the steps after it move with it).
+        A hold decided between re-plans leaves the CoM reference on the last plan (made with the
+        lift-off on time) until the next re-plan, at most ``replan_s`` later."""
         g = self.gait
         base = self._hold_s
         delays = [0.0, *(d for d in g.lift_off_holds_s if base + d <= g.max_hold_s + _TOLERANCE_S)]
