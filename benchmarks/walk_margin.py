@@ -29,6 +29,7 @@ import numpy as np
 import humanoid_env  # noqa: F401  (registers the envs)
 from benchmarks.walk_pushes import PUSH_TIME_S, step_period_s
 from humanoid_env.scenarios import NO_PUSHES
+from wbc_layer.capture import capture_point, pendulum_frequency
 
 #: Standing's stepping envelope sideways [N s] (``results/stepping``), the walk target's reference.
 STANDING_ENVELOPE_NS = {"hubo_lite": 14.0, "g1": 16.0}
@@ -54,8 +55,9 @@ def margins(robot: str, gait: dict | None = None) -> list[tuple[float, str, floa
             continue
         com, velocity = plant.com(), plant.com_velocity()
         soles = plant.data.site_xpos[plant.sole_sites]
-        omega = np.sqrt(9.81 / (com[2] - soles[:, 2].mean()))
-        capture = com[1] + velocity[1] / omega
+        ground = soles[:, 2].mean()
+        omega = pendulum_frequency(com, ground)
+        capture = capture_point(com, velocity, ground)[1]
         loaded = [i for i, force in enumerate(plant.contact_forces().values()) if np.linalg.norm(force) > LOADED_N]
         left_edge = max(soles[i, 1] + half_width for i in loaded)
         right_edge = min(soles[i, 1] - half_width for i in loaded)
@@ -63,6 +65,15 @@ def margins(robot: str, gait: dict | None = None) -> list[tuple[float, str, floa
                      mass * omega * (left_edge - capture), mass * omega * (capture - right_edge)))  # fmt: skip
     env.close()
     return rows
+
+
+def least_margins(rows: list[tuple[float, str, float, float]]) -> tuple[float, float]:
+    """The least margin [N s] to the left while the left sole is loaded and to the right while the
+    right one is (``margins``' rows): toward a loaded sole only, since a push toward the swinging
+    foot's side is a stepping matter."""
+    left = min(row[2] for row in rows if "L" in row[1])
+    right = min(row[3] for row in rows if "R" in row[1])
+    return left, right
 
 
 def main(argv=None) -> None:
@@ -75,9 +86,7 @@ def main(argv=None) -> None:
         for phase, loaded, left, right in rows:
             print(f"{robot:9s} step {phase:5.2f} loaded {loaded:2s} margin left {left:6.2f} N s, right {right:6.2f} N s")
         target = 0.8 * STANDING_ENVELOPE_NS.get(robot, float("nan"))
-        # toward a loaded sole only: a push toward the swinging foot's side is a stepping matter
-        left = min(r[2] for r in rows if "L" in r[1])
-        right = min(r[3] for r in rows if "R" in r[1])
+        left, right = least_margins(rows)
         print(f"{robot:9s} least margin toward a loaded sole: left {left:.2f} N s, right {right:.2f} N s (80 % of standing's "
               f"stepping envelope: {target:.1f} N s)")  # fmt: skip
 

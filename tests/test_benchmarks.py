@@ -412,11 +412,9 @@ def test_walk_margin_covers_a_stride_and_the_inset_widens_hubo_lites_least_margi
     of the gain: 3.3 mm of capture point at 37.4 kg and omega 4.1 /s)."""
     rows = walk_margin.margins("hubo_lite")
     assert {loaded for _, loaded, _, _ in rows} == {"L", "R", "LR"}
-    toward_loaded = [left for _, loaded, left, _ in rows if "L" in loaded] + [right for _, loaded, _, right in rows if "R" in loaded]
-    assert min(toward_loaded) > 0.0
+    assert min(walk_margin.least_margins(rows)) > 0.0
     centred = walk_margin.margins("hubo_lite", {"cop_inset_share": 0.0, "lift_off_holds_s": []})
-    least = [min(left for _, loaded, left, _ in r if "L" in loaded) for r in (rows, centred)]
-    assert least[0] > least[1] + 0.5
+    assert walk_margin.least_margins(rows)[0] > walk_margin.least_margins(centred)[0] + 0.5
 
 
 def test_envpool_anchor_says_when_its_python_has_no_envpool(tmp_path):
