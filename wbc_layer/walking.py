@@ -1248,8 +1248,10 @@ class WalkingGenerator:
                 break
         best = int(np.argmin(costs))
         held = best > 0 and costs[best] <= g.hold_cost_ratio * costs[0]
-        self._hold_s = base + (delays[best] if held else 0.0)
-        self._replan_steps(t)
+        chosen = base + (delays[best] if held else 0.0)
+        if self._hold_s != chosen:  # the steps were last built for another delay
+            self._hold_s = chosen
+            self._replan_steps(t)
         if held:
             self.events.append("held")
         return held
