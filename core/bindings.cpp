@@ -2,6 +2,7 @@
 // The Python package keeps the API (wbc_layer.compiled writes tasks and contacts in here).
 #include <nanobind/eigen/dense.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "controller.hpp"
+#include "walking_mpc.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -65,6 +67,130 @@ int add(Controller& c) {
   return c.add_task(std::make_unique<T>());
 }
 
+// -- the walking MPC's arrays (wbc::WalkingMpcProblem): C-contiguous numpy arrays of fixed shapes --
+template <class T>
+using Array = nb::ndarray<const T, nb::numpy, nb::c_contig, nb::device::cpu>;
+
+/// Check that `a` is (rows, cols...) and return its data.
+template <class T>
+const T* checked(const char* what, const Array<T>& a, std::initializer_list<std::size_t> shape) {
+  bool ok = a.ndim() == shape.size();
+  std::size_t d = 0;
+  for (std::size_t n : shape) ok = ok && a.shape(d++) == n;
+  if (!ok) {
+    std::string expected, got;
+    for (std::size_t n : shape) expected += (expected.empty() ? "" : ", ") + std::to_string(n);
+    for (std::size_t i = 0; i < a.ndim(); ++i) got += (got.empty() ? "" : ", ") + std::to_string(a.shape(i));
+    value_error(std::string(what) + " must have shape (" + expected + "), got (" + got + ")");
+  }
+  return a.data();
+}
+
+template <class T>
+void check_all_finite(const char* what, const T* data, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i)
+    if (!std::isfinite(data[i])) value_error(std::string(what) + " must be finite");
+}
+
+/// The walking MPC with its settings (the Python planner's prediction matrices and weights).
+struct WalkingMpc {
+  wbc::WalkingMpcSettings settings;
+
+  nb::tuple solve(const Array<double>& state, double cop_half_length, double cop_half_width,
+                  const Array<double>& hold_position, const Array<double>& hold_yaw,
+                  const Array<int32_t>& hold_variable, const Array<int32_t>& hold_anchor,
+                  const Array<double>& hold_offset, const Array<double>& sample_constant,
+                  const Array<int32_t>& term_hold, const Array<double>& term_weight, const Array<double>& sample_yaw,
+                  const Array<int32_t>& sample_pair, const Array<double>& sample_inset,
+                  const Array<int32_t>& reach_hold, const Array<int32_t>& reach_parent,
+                  const Array<int32_t>& reach_edges, const Array<double>& reach_normals,
+                  const Array<double>& reach_offsets, const Array<double>& velocity_ref) const {
+    const std::size_t N = static_cast<std::size_t>(settings.Pzu.rows());
+    const bool free_a = settings.free_acceleration_weight >= 0.0;
+    wbc::WalkingMpcProblem p;
+    p.state = checked("state", state, {3, 2});
+    check_scalar("cop_half_length", cop_half_length);
+    check_scalar("cop_half_width", cop_half_width);
+    p.cop_half_length = cop_half_length;
+    p.cop_half_width = cop_half_width;
+    if (hold_yaw.ndim() != 1) value_error("hold_yaw must be one-dimensional (H)");
+    const std::size_t H = hold_yaw.shape(0);
+    p.holds = static_cast<int>(H);
+    p.hold_position = checked("hold_position", hold_position, {H, 2});
+    p.hold_yaw = hold_yaw.data();
+    p.hold_variable = checked("hold_variable", hold_variable, {H});
+    p.hold_anchor = checked("hold_anchor", hold_anchor, {H});
+    p.hold_offset = checked("hold_offset", hold_offset, {H, 2});
+    const std::size_t R = N + (free_a ? 1 : 0);
+    if (term_hold.ndim() != 2) value_error("term_hold must have shape (samples, terms)");
+    const std::size_t T = term_hold.shape(1);
+    p.samples = static_cast<int>(R);
+    p.terms = static_cast<int>(T);
+    p.sample_constant = checked("sample_constant", sample_constant, {R, 2});
+    p.term_hold = checked("term_hold", term_hold, {R, T});
+    p.term_weight = checked("term_weight", term_weight, {R, T});
+    p.sample_yaw = checked("sample_yaw", sample_yaw, {R});
+    p.sample_pair = checked("sample_pair", sample_pair, {R, 2});
+    p.sample_inset = checked("sample_inset", sample_inset, {R, 2});
+    if (reach_hold.ndim() != 1) value_error("reach_hold must be one-dimensional (V)");
+    const std::size_t V = reach_hold.shape(0);
+    p.reaches = static_cast<int>(V);
+    p.reach_hold = reach_hold.data();
+    p.reach_parent = checked("reach_parent", reach_parent, {V});
+    p.reach_edges = checked("reach_edges", reach_edges, {V});
+    std::size_t edges = 0;
+    for (std::size_t r = 0; r < V; ++r) {
+      if (p.reach_edges[r] < 0) value_error("reach_edges must be >= 0");
+      edges += static_cast<std::size_t>(p.reach_edges[r]);
+    }
+    p.reach_normals = checked("reach_normals", reach_normals, {edges, 2});
+    p.reach_offsets = checked("reach_offsets", reach_offsets, {edges});
+    if (velocity_ref.size() != 0) p.velocity_ref = checked("velocity_ref", velocity_ref, {N, 2});
+    // Indices: every hold named exists; anchors and reach regions name variable holds.
+    const int holds = p.holds;
+    auto variable = [&](int h) { return p.hold_variable[h] != 0; };
+    for (int h = 0; h < holds; ++h) {
+      const int anchor = p.hold_anchor[h];
+      if (anchor != -1) {
+        check_index("hold_anchor", anchor, holds);
+        if (!variable(anchor) || variable(h)) value_error("hold_anchor must name a variable hold, from a fixed one");
+      }
+    }
+    for (std::size_t i = 0; i < R * T; ++i)
+      if (p.term_hold[i] != -1) check_index("term_hold", p.term_hold[i], holds);
+    for (std::size_t i = 0; i < 2 * R; i += 2) {
+      const int a = p.sample_pair[i], b = p.sample_pair[i + 1];
+      if ((a == -1) != (b == -1)) value_error("sample_pair must name two holds or none (-1, -1)");
+      if (a != -1) {
+        check_index("sample_pair", a, holds);
+        check_index("sample_pair", b, holds);
+      }
+    }
+    for (std::size_t r = 0; r < V; ++r) {
+      check_index("reach_hold", p.reach_hold[r], holds);
+      check_index("reach_parent", p.reach_parent[r], holds);
+      if (!variable(p.reach_hold[r])) value_error("reach_hold must name a variable hold");
+    }
+    check_all_finite("state", p.state, 6);
+    check_all_finite("hold_position", p.hold_position, 2 * H);
+    check_all_finite("hold_yaw", p.hold_yaw, H);
+    check_all_finite("hold_offset", p.hold_offset, 2 * H);
+    check_all_finite("sample_constant", p.sample_constant, 2 * R);
+    check_all_finite("term_weight", p.term_weight, R * T);
+    check_all_finite("sample_yaw", p.sample_yaw, R);
+    check_all_finite("sample_inset", p.sample_inset, 2 * R);
+    check_all_finite("reach_normals", p.reach_normals, 2 * edges);
+    check_all_finite("reach_offsets", p.reach_offsets, edges);
+    if (p.velocity_ref != nullptr) check_all_finite("velocity_ref", p.velocity_ref, 2 * N);
+    wbc::WalkingMpcSolution out;
+    {
+      nb::gil_scoped_release release;
+      out = wbc::solve_walking_mpc(settings, p);
+    }
+    return nb::make_tuple(out.status, out.cost, out.hold_position, out.jerk, out.cop, out.state);
+  }
+};
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -92,6 +218,44 @@ NB_MODULE(_core, m) {
           },
           "P"_a, "q"_a, "A"_a, "b"_a, "G"_a, "h"_a,
           "min 1/2 x^T P x + q^T x s.t. A x = b, G x <= h -> (status, x, iterations); the core's own solver.");
+  nb::class_<WalkingMpc>(m, "WalkingMpc")
+      .def(
+          "__init__",
+          [](WalkingMpc* self, const MatrixXd& Pzs, const MatrixXd& Pzu, const MatrixXd& Pvs, const MatrixXd& Pvu,
+             double zeta, double jerk_weight, double footstep_weight, double velocity_weight,
+             double free_acceleration_weight, double initial_cop_margin) {
+            const Eigen::Index N = Pzu.rows();
+            if (N < 1) value_error("the horizon (Pzu's rows) must be at least 1");
+            check_size("Pzu's columns (N)", Pzu.cols(), N);
+            check_size("Pvu's rows (N)", Pvu.rows(), N);
+            check_size("Pvu's columns (N)", Pvu.cols(), N);
+            check_size("Pzs's rows (N)", Pzs.rows(), N);
+            check_size("Pzs's columns", Pzs.cols(), 3);
+            check_size("Pvs's rows (N)", Pvs.rows(), N);
+            check_size("Pvs's columns", Pvs.cols(), 3);
+            check_finite("the prediction matrices", Pzs);
+            check_finite("the prediction matrices", Pzu);
+            check_finite("the prediction matrices", Pvs);
+            check_finite("the prediction matrices", Pvu);
+            check_scalar("zeta", zeta);
+            check_scalar("jerk_weight", jerk_weight);
+            check_scalar("footstep_weight", footstep_weight);
+            check_scalar("velocity_weight", velocity_weight);
+            if (!std::isfinite(free_acceleration_weight) || !std::isfinite(initial_cop_margin))
+              value_error("free_acceleration_weight and initial_cop_margin must be finite (< 0: none)");
+            if (jerk_weight <= 0.0) value_error("jerk_weight must be > 0 (the QP's Hessian must be positive definite)");
+            new (self) WalkingMpc{wbc::WalkingMpcSettings{Pzs, Pzu, Pvs, Pvu, zeta, jerk_weight, footstep_weight,
+                                                          velocity_weight, free_acceleration_weight,
+                                                          initial_cop_margin}};
+          },
+          "Pzs"_a, "Pzu"_a, "Pvs"_a, "Pvu"_a, "zeta"_a, "jerk_weight"_a, "footstep_weight"_a, "velocity_weight"_a,
+          "free_acceleration_weight"_a, "initial_cop_margin"_a)
+      .def("solve", &WalkingMpc::solve, "state"_a, "cop_half_length"_a, "cop_half_width"_a, "hold_position"_a, "hold_yaw"_a, "hold_variable"_a, "hold_anchor"_a,
+           "hold_offset"_a, "sample_constant"_a, "term_hold"_a, "term_weight"_a, "sample_yaw"_a, "sample_pair"_a,
+           "sample_inset"_a, "reach_hold"_a, "reach_parent"_a, "reach_edges"_a, "reach_normals"_a, "reach_offsets"_a,
+           "velocity_ref"_a,
+           "The walking MPC (wbc_layer.walking.CoMPlanner.plan) -> (status, cost, hold_position (H, 2), jerk (N, 2), "
+           "cop (N, 2), state (3, 2)).");
   nb::class_<Controller>(m, "Controller")
       .def(nb::init<const std::string&, const VectorXd&, const VectorXd&, const VectorXd&, const std::string&, double,
                     int>(),

@@ -132,6 +132,24 @@ NB_MODULE(_physics, m) {
   m.attr("MUJOCO_VERSION_COMPILED") = mjVERSION_HEADER;
   m.def("mujoco_version_loaded", &mj_version, "mj_version() of the MuJoCo library this module calls.");
   m.def(
+      "vertical_contact_forces",
+      [](nb::object model, nb::object data, const std::vector<int>& geoms) {
+        const auto* mm = reinterpret_cast<const mjModel*>(mujoco_address(model, "MjModel"));
+        const auto* d = reinterpret_cast<const mjData*>(mujoco_address(data, "MjData"));
+        if (d->nbuffer == 0 || mm->nq != nb::cast<int>(data.attr("qpos").attr("size")))
+          value_error("data is not an MjData of this model (its qpos does not have the model's nq entries)");
+        Eigen::VectorXd out(static_cast<Eigen::Index>(geoms.size()));
+        for (std::size_t i = 0; i < geoms.size(); ++i) {
+          if (geoms[i] < 0 || geoms[i] >= mm->ngeom)
+            value_error("geom " + std::to_string(geoms[i]) + " is not a geom of the model (" + std::to_string(mm->ngeom) + " geoms)");
+          out(static_cast<Eigen::Index>(i)) = wbc::vertical_contact_force(mm, d, geoms[i]);
+        }
+        return out;
+      },
+      "model"_a, "data"_a, "geoms"_a,
+      "(len(geoms),) the vertical force [N] MuJoCo's contacts exert on each geom in data's present state "
+      "(wbc::vertical_contact_force, the landing watch's sum).");
+  m.def(
       "glide_rows",
       [](const Array<double>& goal, const Mutable<double>& position, const Mutable<double>& velocity, double max_step,
          double dt, nb::object position_rows, nb::object velocity_rows) {

@@ -106,19 +106,21 @@ bool PhysicsLoop::no_step_certain(const StandingWatch& w, int i) {
   return slack >= w.depth + shift;
 }
 
-double PhysicsLoop::vertical_contact_force(int geom) const {
+double vertical_contact_force(const mjModel* m, const mjData* d, int geom) {
   double force = 0.0;
   mjtNum wrench[6];
-  for (int c = 0; c < d_->ncon; ++c) {
-    const mjContact& contact = d_->contact[c];
+  for (int c = 0; c < d->ncon; ++c) {
+    const mjContact& contact = d->contact[c];
     if (contact.geom[0] != geom && contact.geom[1] != geom) continue;
-    mj_contactForce(m_, d_, c, wrench);  // in the contact's frame (rows: normal, then two tangents), on geom[1]
+    mj_contactForce(m, d, c, wrench);  // in the contact's frame (rows: normal, then two tangents), on geom[1]
     const double* frame = contact.frame;
     const double z = frame[2] * wrench[0] + frame[5] * wrench[1] + frame[8] * wrench[2];
     force += contact.geom[1] == geom ? z : -z;
   }
   return force;
 }
+
+double PhysicsLoop::vertical_contact_force(int geom) const { return wbc::vertical_contact_force(m_, d_, geom); }
 
 LoopStop PhysicsLoop::run(Controller* controller, const PlannedReferences* references, const double* torques,
                           const double* push, int first, int k, int warnings_at_reset, const PdGains* pd,

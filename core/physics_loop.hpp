@@ -129,6 +129,12 @@ struct PlannedReferences {
   const double* body_s_dot = nullptr;        // (k, ns) and their rates
 };
 
+/// The vertical force [N] MuJoCo's contacts exert on `geom` in `d`'s present state: each contact's
+/// force turned into world axes and its vertical component summed, in MuJoCo's contact order, as
+/// humanoid_env.envs.sensing.ContactSensor sums the force vectors (their z entry to round-off:
+/// numpy's matrix product there fuses the multiply-adds, this does not).
+double vertical_contact_force(const mjModel* m, const mjData* d, int geom);
+
 class PhysicsLoop {
  public:
   /// model, data: MuJoCo's structures (the caller keeps them alive while the loop is used).

@@ -18,6 +18,7 @@ from humanoid_env import _physics
 from humanoid_env.envs.estimation import PRESETS as ESTIMATION_PRESETS
 from humanoid_env.envs.physics_loop import CompiledPhysics, compiled_loop_obstacle
 from humanoid_env.envs.walking import WalkingStage
+from humanoid_env.robots import FEET
 
 #: The ``estimation="moderate"`` preset without its actuation delay.
 ESTIMATE_NO_DELAY = {**dataclasses.asdict(ESTIMATION_PRESETS["moderate"]), "actuation_delay_steps": 0}
@@ -476,6 +477,8 @@ def test_the_landing_watch_measures_a_foot_as_the_contact_sensor_does_and_refuse
         forces = plant.contact_forces()
         for foot, geom in plant.sensor.geom_ids.items():
             measured.append((loop.vertical_contact_force(geom), forces[foot][2]))
+        # what the walking stage reads: the watch's own sum, bit for bit
+        assert plant.foot_normal_forces().tolist() == [loop.vertical_contact_force(plant.sensor.geom_ids[foot]) for foot in FEET]
     compiled, sensed = np.array(measured).T
     assert np.abs(compiled - sensed).max() <= 1e-9
     assert sensed.max() > 200.0 and (sensed == 0.0).sum() >= 10  # loaded feet and feet in the air
@@ -487,6 +490,10 @@ def test_the_landing_watch_measures_a_foot_as_the_contact_sensor_does_and_refuse
     watch.arm(50.0, 0)
     with pytest.raises(ValueError, match=rf"geom {plant.model.ngeom} is not a geom of the loop's model"):
         loop.vertical_contact_force(plant.model.ngeom)
+    with pytest.raises(ValueError, match=rf"geom -1 is not a geom of the model \({plant.model.ngeom} geoms\)"):
+        _physics.vertical_contact_forces(plant.model, plant.data, [0, -1])
+    with pytest.raises(TypeError, match="expected a mujoco.MjData, got MjModel"):
+        _physics.vertical_contact_forces(plant.model, plant.model, [0])
     physics._landing = (watch, 0, None)
     with pytest.raises(ValueError, match=rf"landing watch's geom {plant.model.ngeom} is not a geom of the loop's model"):
         physics._run(loop, env.actuation, 0, env.frame_skip, plant._warning_counts)

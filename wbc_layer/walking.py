@@ -1,6 +1,7 @@
 """Walking: footsteps from a velocity command, and a CoM trajectory from a linear MPC on the point-mass model.
 
-Pure numpy (and the project's QP solver): the caller measures and passes in the CoM state, the
+Pure Python and numpy, the MPC assembled and solved in the compiled core (``core/walking_mpc.cpp``,
+no MuJoCo there either): the caller measures and passes in the CoM state, the
 feet's poses and their measured normal forces every tick, and writes what comes out into the
 controller's references, as with the stepping law (``wbc_layer.stepping``), whose swing foot
 ([`SwingFoot`][wbc_layer.stepping.SwingFoot]: unloading ramp, swing trajectory, touch-down,
@@ -31,8 +32,10 @@ middle narrows the CoM's sway between the feet, so a sideways push toward a stan
 its capture point further from that sole's outer edge). ``p_next``, the next landing, is a decision variable inside the
 swing foot's reachable region, drawn to the [`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]'s
 place; the steps after it move with it (``footstep_weight=None``: all footsteps fixed, Wieber's
-formulation). It is solved with eiquadprog (exact, the controller's solver) from the **measured**
-CoM position and velocity every ``replan_s``; between re-plans the CoM reference (position,
+formulation). It is assembled and solved in the compiled core (``core/walking_mpc.cpp``: about
+35 us a re-plan against about 400 us for the numpy assembly it replaced, the same plans to
+round-off, ``tests/test_walking_mpc.py``) with eiquadprog (exact, the controller's solver) from the
+**measured** CoM position and velocity every ``replan_s``; between re-plans the CoM reference (position,
 velocity, acceleration) is the plan evaluated at the tick's time. The acceleration now is a
 decision of each re-plan too (``free_acceleration_weight``: its change from the running plan's
 costs that much), so the CoP now, ``z_0``, is in the cost and constrained like the samples', but
@@ -92,6 +95,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from wbc_layer.errors import ConfigError
 from wbc_layer.step_limits import StepLimits, _positive, reachable_region
 from wbc_layer.stepping import (
     DONE,
@@ -102,9 +106,7 @@ from wbc_layer.stepping import (
     SwingFoot,
     SwingSettings,
     _edges,
-    _hull,
     _non_negative,
-    _rectangle,
     _rotation,
     project_to_polygon,
 )
@@ -127,6 +129,10 @@ __all__ = [
 GRAVITY = 9.81
 #: The sample times that count as the same instant [s].
 _TOLERANCE_S = 1e-9
+#: The holds a CoP reference may weigh (a blend of two supports: at most two; the MPC's arrays' width).
+_MAX_TERMS = 3
+_NO_OFFSET, _NO_PAIR = (0.0, 0.0), (-1, -1)
+_NO_VELOCITY, _NO_NORMALS, _NO_OFFSETS = np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
 
 
 @dataclass(frozen=True)
@@ -353,6 +359,7 @@ class FootstepPlanner:
         self.low, self.high = command_limits(limits, gait)
         self._reach = gait.command_share * _step_reach(limits, gait)
         self._timings: dict[WalkCommand, tuple[float, float]] = {}
+        self._relative: dict[tuple, tuple[np.ndarray, float, bool]] = {}
 
     def step_timing(self, command: WalkCommand) -> tuple[float, float]:
         """(single support, double support) [s] of the steps that walk ``command``: the nominal
@@ -417,6 +424,18 @@ class FootstepPlanner:
         ``stance_xy`` (2,), ``stance_yaw``, for ``command`` (already within the limits), moved by
         ``offset_m`` (2,) [m] in the stance sole's axes (a policy's correction; not for the
         closing step); ``closing``: side by side with the stance sole at the nominal width."""
+        key = (foot, command, closing, None if offset_m is None or closing else tuple(np.asarray(offset_m, dtype=float).tolist()))
+        relative = self._relative.get(key)
+        if relative is None:
+            if len(self._relative) > 64:  # (as step_timing's cache)
+                self._relative.clear()
+            relative = self._relative[key] = self._relative_landing(foot, command, closing, offset_m)
+        inside, turn, clipped = relative
+        position = np.asarray(stance_xy, dtype=float) + _rotation(stance_yaw) @ inside
+        return position, float(stance_yaw + turn), clipped
+
+    def _relative_landing(self, foot: str, command: WalkCommand, closing: bool, offset_m: ArrayLike | None) -> tuple[np.ndarray, float, bool]:
+        """`place`'s landing in the stance sole's axes (2,) [m], its turn [rad] and whether it was clipped."""
         sign = 1.0 if foot == FEET[0] else -1.0
         T = sum(self.step_timing(command))
         if closing:
@@ -430,8 +449,8 @@ class FootstepPlanner:
         region = self.regions[foot]
         inside = project_to_polygon(offset, region, self._region_edges[foot])
         clipped = bool(np.linalg.norm(inside - offset) > 1e-9)
-        position = np.asarray(stance_xy, dtype=float) + _rotation(stance_yaw) @ inside
-        return position, float(stance_yaw + turn), clipped
+        inside.flags.writeable = False  # (shared by every landing of this key)
+        return inside, turn, clipped
 
 
 def jerk_model(sample_s: float, zeta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -482,20 +501,29 @@ class CoMPlan:
     status: str
     #: the MPC's objective at the solution (inf where unconstrained).
     cost: float = math.inf
+    #: the states at samples 0, 1, ... reached so far (made once, as `evaluate` first needs them).
+    _sample_states: list = field(default_factory=list, init=False, repr=False, compare=False)
 
     def evaluate(self, time: float) -> np.ndarray:
         """(3, 2): CoM position, velocity, acceleration (x, y) at ``time`` [s] (held at the last
-        sample's jerk past the horizon)."""
+        sample's jerk past the horizon): the state advanced sample by sample, then to ``time``."""
         tau = max(float(time) - self.t0, 0.0)
         k = min(int(tau / self.sample_s), len(self.jerk) - 1)
-        state = self.state
-        for i in range(k):
-            state = _advance(state, self.jerk[i], self.sample_s)
-        return _advance(state, self.jerk[k], tau - k * self.sample_s)
+        states = self._sample_states
+        if not states:
+            states.append(self.state)
+        while len(states) <= k:
+            states.append(_advance(states[-1], self.jerk[len(states) - 1], self.sample_s))
+        return _advance(states[k], self.jerk[k], tau - k * self.sample_s)
 
 
 class CoMPlanner:
     """The linear MPC of the module docstring over ``gait.horizon`` samples of ``gait.sample_s``.
+
+    The prediction matrices are derived here; `plan` hands them, the weights and each problem's
+    footholds and supports to the compiled core, which assembles the QP and solves it
+    (``core/walking_mpc.cpp``). Raises [`ConfigError`][wbc_layer.errors.ConfigError] if the core
+    is not built.
 
     Args:
         com_height_m: the CoM's height above the soles the model takes [m].
@@ -504,7 +532,10 @@ class CoMPlanner:
     """
 
     def __init__(self, com_height_m: float, gait: GaitSettings, gravity: float = GRAVITY):
-        from wbc_layer.qp import EiquadprogSolver, QPProblem  # noqa: PLC0415 (the compiled core holds the solver)
+        try:
+            from wbc_layer import _core  # noqa: PLC0415 (the compiled core assembles and solves the MPC)
+        except ImportError as err:
+            raise ConfigError(f"the walking MPC lives in the compiled core, which is not built ({err})") from err
 
         self.gait = gait
         self.zeta = _positive(com_height_m, "com_height_m") / _positive(gravity, "gravity")
@@ -527,12 +558,12 @@ class CoMPlanner:
                 self.Pzu[k, i] = D @ impulse[k - i]
                 self.Pvu[k, i] = V @ impulse[k - i]
             impulse.append(A @ impulse[-1])
-        self._PvuTPvu = self.Pvu.T @ self.Pvu
-        #: the CoP rows with the CoP now first (z_0 = c_0 - zeta c''_0): a free initial acceleration's.
-        self._Pzs_now = np.vstack([[1.0, 0.0, -self.zeta], self.Pzs])
-        self._Pzu_now = np.vstack([np.zeros(N), self.Pzu])
-        self._solver = EiquadprogSolver()
-        self._problem_type = QPProblem
+        free_a, margin = gait.free_acceleration_weight, gait.initial_cop_margin_m
+        self._mpc = _core.WalkingMpc(
+            self.Pzs, self.Pzu, self.Pvs, self.Pvu, self.zeta, gait.jerk_weight,
+            0.0 if gait.footstep_weight is None else gait.footstep_weight, gait.velocity_weight,
+            -1.0 if free_a is None else free_a, -1.0 if margin is None else margin,
+        )  # fmt: skip
         self._edges_of: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
 
     def plan(self, t0: float, state: np.ndarray, holds: list[Foothold], samples: list[tuple[AffinePoint, float, tuple[int, int] | None]],
@@ -561,178 +592,49 @@ class CoMPlanner:
 
         The variable holds' solved positions are written back into ``holds``.
         """
-        from wbc_layer.errors import QPSolveError  # noqa: PLC0415
-
         g = self.gait
-        N = g.horizon
-        variables = [i for i, hold in enumerate(holds) if hold.variable]
-        column = {hold: 2 * N + 2 * v for v, hold in enumerate(variables)}
-        n = 2 * N + 2 * len(variables)
-        free_a = g.free_acceleration_weight is not None
-        a_col = n  # the initial acceleration's change (x, y), when free
-        if free_a:
-            n += 2
-
-        def affine(index: int) -> tuple[int | None, np.ndarray]:
-            """A hold as (its variable's column or None, a constant (2,))."""
-            hold = holds[index]
-            if hold.variable:
-                return column[index], np.zeros(2)
-            if hold.anchor is not None:
-                return column[hold.anchor], hold.offset
-            return None, hold.position
-
-        Pzs, Pzu = self.Pzs, self.Pzu  # the CoP rows: samples 1..N, and the CoP now first when it is free
-        if free_a:
+        if g.free_acceleration_weight is not None:
             if initial_support is None:
                 raise ValueError("free_acceleration_weight needs the support at t0 (initial_support)")
             samples = [initial_support, *samples]
-            Pzs, Pzu = self._Pzs_now, self._Pzu_now
-        R = len(samples)
-        free = np.stack([Pzs @ state[:, 0], Pzs @ state[:, 1]], axis=1)  # (R, 2) the CoPs with no jerk
-        E = np.zeros((2, R, n))  # CoP minus its reference, per axis: E u + e0
-        E[0, :, :N] = Pzu
-        E[1, :, N : 2 * N] = Pzu
-        if free_a:
-            E[0, :, a_col] = Pzs[:, 2]
-            E[1, :, a_col + 1] = Pzs[:, 2]
-        offsets = free.tolist()  # the same subtractions as on the (R, 2) array, in scalars (faster)
-        for k, (centre, *_) in enumerate(samples):
-            ex, ey = offsets[k]
-            ex, ey = ex - centre.const[0], ey - centre.const[1]
-            for hold, weight in centre.terms.items():
-                col, const = affine(hold)
-                ex, ey = ex - weight * const[0], ey - weight * const[1]
-                if col is not None:
-                    E[0, k, col] -= weight
-                    E[1, k, col + 1] -= weight
-            offsets[k] = (ex, ey)
-        e0 = np.array(offsets)
-        e_cost = e0  # the CoP's error from its reference: the box's centre, or inset from it (cop_inset_share)
-        if any(len(sample) > 3 for sample in samples):
-            e_cost = e0.copy()
-            for k, sample in enumerate(samples):
-                if len(sample) > 3:
-                    e_cost[k] -= sample[3]
-        regularise = np.full(n, g.jerk_weight)
-        if free_a:
-            regularise[a_col:] = g.free_acceleration_weight
-        reference = np.zeros(n)
-        for hold, c in column.items():
-            regularise[c : c + 2] = g.footstep_weight
-            reference[c : c + 2] = holds[hold].position
-        P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
-        q = 2.0 * (E[0].T @ e_cost[:, 0] + E[1].T @ e_cost[:, 1] - regularise * reference)
-        constant = float((e_cost * e_cost).sum() + (regularise * reference * reference).sum())
-        if g.velocity_weight > 0.0 and velocity_ref is not None:
-            w = g.velocity_weight
-            for axis in range(2):
-                cols = slice(axis * N, (axis + 1) * N)
-                error0 = self.Pvs @ state[:, axis] - velocity_ref[:, axis]
-                constant += w * float(error0 @ error0)
-                P[cols, cols] += 2.0 * w * self._PvuTPvu
-                q[cols] += 2.0 * w * self.Pvu.T @ error0
-                if free_a:
-                    c = a_col + axis
-                    pv = self.Pvs[:, 2]
-                    P[c, c] += 2.0 * w * pv @ pv
-                    P[cols, c] += 2.0 * w * self.Pvu.T @ pv
-                    P[c, cols] += 2.0 * w * pv @ self.Pvu
-                    q[c] += 2.0 * w * pv @ error0
-        rows, bounds = [], []
-        hl, hw = cop_half_sizes
-        half = np.array([hl, hw, hl, hw])
-        in_hull = [pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None for _, _, pair, *_ in samples]
-        boxed = [k for k, hull in enumerate(in_hull) if not hull]
-        if boxed:  # single support, or a moving sole: a box around the reference, all such samples at once
-            yaws = np.array([samples[k][1] for k in boxed])
-            c, s_ = np.cos(yaws), np.sin(yaws)
-            axes = np.empty((len(boxed), 2, 2))  # (K, 2, 2): each box's axes (rows), the sole's forward then left
-            axes[:, 0, 0], axes[:, 0, 1], axes[:, 1, 0], axes[:, 1, 1] = c, s_, -s_, c
-            box = axes[:, :, :1] * E[0, boxed][:, None, :] + axes[:, :, 1:] * E[1, boxed][:, None, :]  # (K, 2, n)
-            box_offset = np.matmul(axes, e0[boxed][:, :, None])[:, :, 0]  # (K, 2)
-            box_rows = np.concatenate([box, -box], axis=1)  # (K, 4, n): each sample's rows, the box then its opposite
-            box_bounds = half - np.concatenate([box_offset, -box_offset], axis=1)  # (K, 4)
-        hulls = self._hull_rows(samples, holds, in_hull, cop_half_sizes, n, Pzu, Pzs[:, 2] if free_a else None)
-        b = 0
-        grown = g.initial_cop_margin_m  # the CoP now (row 0 when free) may leave its support by this much (None: anywhere)
-        for k, hull in enumerate(in_hull):
-            now = free_a and k == 0
-            if hull:  # double support on two fixed soles: the CoP in their hull
-                normals, offsets, block = hulls[k]
-                bound = offsets - normals @ free[k]
-                if now and grown is not None:
-                    bound = bound + grown * np.abs(normals).sum(axis=1)
-            else:
-                block, bound = box_rows[b], box_bounds[b]
-                b += 1
-                if now and grown is not None:
-                    bound = bound + grown
-            if now and grown is None:
-                continue
-            rows.append(block)
-            bounds.append(bound)
-        for hold, parent, polygon in reach:
+        # The problem as the core's arrays, built from Python lists (one numpy array each).
+        constants, terms, weights, yaws, pairs, insets = [], [], [], [], [], []
+        for sample in samples:
+            centre = sample[0]
+            pad = _MAX_TERMS - len(centre.terms)
+            if pad < 0:
+                raise ValueError(f"a CoP reference weighs at most {_MAX_TERMS} holds, got {len(centre.terms)}")
+            constants.append(centre.const)
+            terms.append([*centre.terms, *(-1,) * pad])
+            weights.append([*centre.terms.values(), *(0.0,) * pad])
+            yaws.append(sample[1])
+            pairs.append(_NO_PAIR if sample[2] is None else sample[2])
+            insets.append(sample[3] if len(sample) > 3 else _NO_OFFSET)
+        reach_normals, reach_offsets = [], []
+        for _, _, polygon in reach:
             normals, offsets = self._polygon_edges(polygon)
-            world = normals @ _rotation(holds[parent].yaw).T  # (k, 2) the normals in world axes
-            block = np.zeros((len(world), n))
-            block[:, column[hold] : column[hold] + 2] = world
-            bound = offsets.copy()
-            if parent in column:
-                block[:, column[parent] : column[parent] + 2] -= world
-            else:
-                bound += world @ holds[parent].position
-            rows.append(block)
-            bounds.append(bound)
-        rows, bounds = np.concatenate(rows), np.concatenate(bounds)
-        problem = self._problem_type(P, q, np.zeros((0, n)), np.zeros(0), rows, bounds)
-        status = "solved"
-        try:
-            u = self._solver.solve(problem).x
-            cost = float(0.5 * u @ P @ u + q @ u) + constant
-        except QPSolveError:
-            status = "unconstrained"
-            u = np.linalg.solve(P, -q)
-            cost = math.inf
-        for hold, c in column.items():
-            holds[hold].position = u[c : c + 2].copy()
-        for hold in holds:
-            if hold.anchor is not None:
-                hold.position = holds[hold.anchor].position + hold.offset
-        jerk = np.column_stack([u[:N], u[N : 2 * N]])
-        cop = free[R - N :] + np.column_stack([self.Pzu @ jerk[:, 0], self.Pzu @ jerk[:, 1]])
-        state = np.array(state, dtype=float)
-        if free_a:
-            state[2] += u[a_col:]
-            cop = cop + np.outer(self.Pzs[:, 2], u[a_col:])
+            reach_normals.append(normals)
+            reach_offsets.append(offsets)
+        status, cost, positions, jerk, cop, state = self._mpc.solve(
+            np.ascontiguousarray(state, dtype=float), *cop_half_sizes,
+            np.array([hold.position for hold in holds], dtype=float),
+            np.array([hold.yaw for hold in holds], dtype=float),
+            np.array([hold.variable for hold in holds], dtype=np.int32),
+            np.array([-1 if hold.anchor is None else hold.anchor for hold in holds], dtype=np.int32),
+            np.array([_NO_OFFSET if hold.offset is None else hold.offset for hold in holds], dtype=float),
+            np.array(constants, dtype=float), np.array(terms, dtype=np.int32), np.array(weights, dtype=float),
+            np.array(yaws, dtype=float), np.array(pairs, dtype=np.int32), np.array(insets, dtype=float),
+            np.array([hold for hold, _, _ in reach], dtype=np.int32),
+            np.array([parent for _, parent, _ in reach], dtype=np.int32),
+            np.array([len(offsets) for offsets in reach_offsets], dtype=np.int32),
+            np.concatenate(reach_normals) if reach else _NO_NORMALS,
+            np.concatenate(reach_offsets) if reach else _NO_OFFSETS,
+            _NO_VELOCITY if velocity_ref is None else np.ascontiguousarray(velocity_ref, dtype=float),
+        )  # fmt: skip
+        for hold, position in zip(holds, positions, strict=True):
+            if hold.variable or hold.anchor is not None:
+                hold.position = position
         return CoMPlan(float(t0), state, jerk, g.sample_s, cop, status, cost)
-
-    def _hull_rows(self, samples: list, holds: list[Foothold], in_hull: list[bool], cop_half_sizes: tuple[float, float],
-                   n: int, Pzu: np.ndarray, acceleration: np.ndarray | None = None) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
-        """Per double-support sample ``k`` on two fixed soles: the hull's outward normals (m, 2),
-        offsets (m,) and the constraint rows' jerk part (m, n) (``normals`` times the sample's
-        CoP row ``Pzu[k]``; with ``acceleration`` (the CoP rows' coefficient of a free initial
-        acceleration, columns ``n - 2``, ``n - 1``) that part too), the samples on one pair of soles made at once."""
-        N = self.gait.horizon
-        by_pair: dict[tuple[int, int], list[int]] = {}
-        for k, hull in enumerate(in_hull):
-            if hull:
-                by_pair.setdefault(samples[k][2], []).append(k)
-        out = {}
-        for pair, ks in by_pair.items():
-            corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
-            normals, offsets = _edges(_hull(np.vstack(corners)))
-            rows = Pzu[ks][:, None, :]  # (K, 1, N)
-            blocks = np.zeros((len(ks), len(normals), n))
-            blocks[:, :, :N] = normals[:, :1] * rows
-            blocks[:, :, N : 2 * N] = normals[:, 1:] * rows
-            if acceleration is not None:
-                a = acceleration[ks][:, None]  # (K, 1)
-                blocks[:, :, n - 2] = normals[:, 0] * a
-                blocks[:, :, n - 1] = normals[:, 1] * a
-            for j, k in enumerate(ks):
-                out[k] = (normals, offsets, blocks[j])
-        return out
 
     def _polygon_edges(self, polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``_edges(polygon)``, kept for the polygons seen before (the reach regions: the same
@@ -993,11 +895,17 @@ class WalkingGenerator:
         out = []
         inset = self.gait.cop_inset_share * self.cop_half_sizes[1]
 
+        offsets: dict[int, np.ndarray] = {}
+
         def toward_middle(index: int) -> np.ndarray:
-            """The CoP reference's offset from the centre of sole ``index`` toward the other foot [m]."""
-            foot = FEET[index] if index < 2 else owners[index].foot
-            side = 1.0 if foot == FEET[0] else -1.0
-            return _rotation(holds[index].yaw) @ np.array([0.0, -side * inset])
+            """The CoP reference's offset from the centre of sole ``index`` toward the other foot [m]
+            (each hold's made once per call)."""
+            offset = offsets.get(index)
+            if offset is None:
+                foot = FEET[index] if index < 2 else owners[index].foot
+                side = 1.0 if foot == FEET[0] else -1.0
+                offset = offsets[index] = _rotation(holds[index].yaw) @ np.array([0.0, -side * inset])
+            return offset
 
         # The times rise, so each one's scan over the steps goes on from where the last one stopped
         # (the steps it passed have landed for the later times too): the same answers.

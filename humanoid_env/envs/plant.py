@@ -194,6 +194,11 @@ class Plant:
         """Contact name -> (3,) world force [N] on it, measured by MuJoCo now."""
         return self.sensor.measure(self.data)
 
+    def foot_normal_forces(self) -> np.ndarray:
+        """(2,) the vertical world forces [N] on the feet (``FEET``' order), measured by MuJoCo now
+        (`contact_forces`' z entries to round-off: ``ContactSensor.vertical_forces``)."""
+        return self.sensor.vertical_forces(self.data, FEET)
+
     def sole_tilts(self, normal: np.ndarray, forces: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
         """Foot name -> ``(normal force along normal [N], sole tilt from normal [rad])`` (the
         contact-loss guard's measurements), from ``forces`` (`contact_forces`)."""

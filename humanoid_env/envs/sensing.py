@@ -5,6 +5,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from humanoid_env import _physics
+
 
 class ContactSensor:
     """Sums ``mj_contactForce`` over the contacts that touch each named geom.
@@ -27,15 +29,26 @@ class ContactSensor:
             self.geom_ids[name] = gid
         self._wrench = np.zeros(6)
         self._force_in_frame = self._wrench[:3]
+        self._geom_lists: dict[tuple[str, ...], list[int]] = {}
 
     def __setstate__(self, state: dict) -> None:
         """Restore a copy (``copy.deepcopy``, ``pickle``): ``_force_in_frame`` views ``_wrench``,
         which a copy of the arrays would not (``mj_contactForce`` writes one, the sum reads the other)."""
         self.__dict__.update(state)
         self._force_in_frame = self._wrench[:3]
+        self._geom_lists = {}
 
     def measure(self, data: mujoco.MjData) -> dict[str, np.ndarray]:
         return self._sum(data, self.geom_ids)
+
+    def vertical_forces(self, data: mujoco.MjData, names: tuple[str, ...]) -> np.ndarray:
+        """(len(names),) the vertical forces [N] on the contacts ``names``, summed in compiled code
+        (the compiled physics loop's module, the landing watch's sum: no Python per contact): `measure`'s vertical entries to round-off (numpy's matrix product here fuses
+        the multiply-adds, the compiled sum does not: about 1 read in 4,000 differs in the last bit)."""
+        geoms = self._geom_lists.get(names)
+        if geoms is None:
+            geoms = self._geom_lists[names] = [self.geom_ids[name] for name in names]
+        return _physics.vertical_contact_forces(self.model, data, geoms)
 
     def force(self, data: mujoco.MjData, name: str) -> np.ndarray:
         """(3,) world force [N] on the contact ``name``: `measure`'s entry, for one contact."""

@@ -405,6 +405,12 @@ class HumanoidWalkEnv(HumanoidWBCBaseEnv):
       MPC's cost (``lift_off_holds_s`` 0.1-0.3 s); the G1's gait as before. Hubo-lite's wbc-mode
       trajectories differ from the fifth revision's (``gait={"cop_inset_share": 0,
       "lift_off_holds_s": []}`` walks as it did); the G1's, and pd and torque mode, are the same.
+    - 2026-12-08, seventh revision: the generator's MPC assembled and solved in the compiled core
+      (the same plans to round-off, 1e-13 m), and the walking stage reads the feet's normal forces
+      through the compiled sum the landing watch uses (the contact sensor's to round-off); the
+      env 1.21-1.24x faster in wbc mode. wbc-mode trajectories differ from the sixth revision's in
+      the last bits, then as chaos takes them (every gait figure of ``results/walking`` the same);
+      pd and torque mode the same.
     """
 
     task_type = WalkTask

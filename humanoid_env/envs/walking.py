@@ -147,8 +147,7 @@ class WalkingStage(ReferenceStage):
             if self.reads_state_at(time):
                 com, velocity = context.sensed_com()
                 feet, yaws = sole_poses(self.plant)
-                forces = self.plant.contact_forces()
-                self._measured = (com, velocity, feet, yaws, np.array([forces[name][2] for name in FEET]))
+                self._measured = (com, velocity, feet, yaws, self.plant.foot_normal_forces())
             out = generator.update(time, *self._measured)  # between reads: the last ones, unread
         self.outputs = out
         self._write(references, out)

@@ -1,0 +1,252 @@
+"""The walking MPC in the compiled core (``wbc_layer._core.WalkingMpc``, behind
+``wbc_layer.walking.CoMPlanner.plan``) against the numpy formulation it replaced, and its refusals.
+
+The reference below is the numpy assembly the planner ran up to the walk env's seventh revision
+(the same cost, constraints and solver): the core must find the same plans on the problems a walk
+poses, to round-off."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.test_walking import DT, _ideal_forces, _ideal_plant_step, _standing_generator
+from wbc_layer.qp import EiquadprogSolver, QPProblem
+from wbc_layer.stepping import _edges, _hull, _rectangle, _rotation
+from wbc_layer.walking import CoMPlanner, GaitSettings, WalkCommand
+
+
+def _numpy_plan(planner: CoMPlanner, state, holds, samples, reach, cop_half_sizes, velocity_ref=None, initial_support=None):
+    """The reference: (status, cost, hold positions (H, 2), jerk (N, 2), cop (N, 2), state (3, 2))."""
+    g = planner.gait
+    N = g.horizon
+    variables = [i for i, hold in enumerate(holds) if hold.variable]
+    column = {hold: 2 * N + 2 * v for v, hold in enumerate(variables)}
+    n = 2 * N + 2 * len(variables)
+    free_a = g.free_acceleration_weight is not None
+    a_col = n
+    if free_a:
+        n += 2
+
+    def affine(index):
+        hold = holds[index]
+        if hold.variable:
+            return column[index], np.zeros(2)
+        if hold.anchor is not None:
+            return column[hold.anchor], hold.offset
+        return None, hold.position
+
+    Pzs, Pzu = planner.Pzs, planner.Pzu
+    if free_a:
+        samples = [initial_support, *samples]
+        Pzs = np.vstack([[1.0, 0.0, -planner.zeta], planner.Pzs])
+        Pzu = np.vstack([np.zeros(N), planner.Pzu])
+    R = len(samples)
+    free = np.stack([Pzs @ state[:, 0], Pzs @ state[:, 1]], axis=1)
+    E = np.zeros((2, R, n))
+    E[0, :, :N] = Pzu
+    E[1, :, N : 2 * N] = Pzu
+    if free_a:
+        E[0, :, a_col] = Pzs[:, 2]
+        E[1, :, a_col + 1] = Pzs[:, 2]
+    e0 = free.copy()
+    for k, (centre, *_) in enumerate(samples):
+        e0[k] -= centre.const
+        for hold, weight in centre.terms.items():
+            col, const = affine(hold)
+            e0[k] -= weight * const
+            if col is not None:
+                E[0, k, col] -= weight
+                E[1, k, col + 1] -= weight
+    e_cost = e0 - np.array([sample[3] if len(sample) > 3 else (0.0, 0.0) for sample in samples])
+    regularise = np.full(n, g.jerk_weight)
+    if free_a:
+        regularise[a_col:] = g.free_acceleration_weight
+    reference = np.zeros(n)
+    for hold, c in column.items():
+        regularise[c : c + 2] = g.footstep_weight
+        reference[c : c + 2] = holds[hold].position
+    P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
+    q = 2.0 * (E[0].T @ e_cost[:, 0] + E[1].T @ e_cost[:, 1] - regularise * reference)
+    constant = float((e_cost * e_cost).sum() + (regularise * reference * reference).sum())
+    if g.velocity_weight > 0.0 and velocity_ref is not None:
+        w = g.velocity_weight
+        for axis in range(2):
+            cols = slice(axis * N, (axis + 1) * N)
+            error0 = planner.Pvs @ state[:, axis] - velocity_ref[:, axis]
+            constant += w * float(error0 @ error0)
+            P[cols, cols] += 2.0 * w * planner.Pvu.T @ planner.Pvu
+            q[cols] += 2.0 * w * planner.Pvu.T @ error0
+            if free_a:
+                c, pv = a_col + axis, planner.Pvs[:, 2]
+                P[c, c] += 2.0 * w * pv @ pv
+                P[cols, c] += 2.0 * w * planner.Pvu.T @ pv
+                P[c, cols] += 2.0 * w * pv @ planner.Pvu
+                q[c] += 2.0 * w * pv @ error0
+    rows, bounds = [], []
+    hl, hw = cop_half_sizes
+    grown = g.initial_cop_margin_m
+    for k, (_, yaw, pair, *_) in enumerate(samples):
+        now = free_a and k == 0
+        if now and grown is None:
+            continue
+        if pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None:  # the hull of two fixed soles
+            corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
+            normals, offsets = _edges(_hull(np.vstack(corners)))
+            block = np.zeros((len(normals), n))
+            block[:, :N] = normals[:, :1] * Pzu[k]
+            block[:, N : 2 * N] = normals[:, 1:] * Pzu[k]
+            if free_a:
+                block[:, n - 2 :] = normals * Pzs[k, 2]
+            bound = offsets - normals @ free[k]
+            if now:
+                bound = bound + grown * np.abs(normals).sum(axis=1)
+        else:  # a box around the reference, in the sole's axes
+            axes = _rotation(yaw).T
+            box = axes @ np.stack([E[0, k], E[1, k]])
+            block = np.vstack([box, -box])
+            offset = axes @ e0[k]
+            bound = np.array([hl, hw, hl, hw]) - np.concatenate([offset, -offset])
+            if now:
+                bound = bound + grown
+        rows.append(block)
+        bounds.append(bound)
+    for hold, parent, polygon in reach:
+        normals, offsets = _edges(polygon)
+        world = normals @ _rotation(holds[parent].yaw).T
+        block = np.zeros((len(world), n))
+        block[:, column[hold] : column[hold] + 2] = world
+        bound = offsets.copy()
+        if parent in column:
+            block[:, column[parent] : column[parent] + 2] -= world
+        else:
+            bound += world @ holds[parent].position
+        rows.append(block)
+        bounds.append(bound)
+    problem = QPProblem(P, q, np.zeros((0, n)), np.zeros(0), np.concatenate(rows), np.concatenate(bounds))
+    u = EiquadprogSolver().solve(problem).x
+    positions = np.array([hold.position for hold in holds], dtype=float)
+    for hold, c in column.items():
+        positions[hold] = u[c : c + 2]
+    for i, hold in enumerate(holds):
+        if hold.anchor is not None:
+            positions[i] = positions[hold.anchor] + hold.offset
+    jerk = np.column_stack([u[:N], u[N : 2 * N]])
+    cop = free[R - N :] + np.column_stack([planner.Pzu @ jerk[:, 0], planner.Pzu @ jerk[:, 1]])
+    state = np.array(state, dtype=float)
+    if free_a:
+        state[2] += u[a_col:]
+        cop = cop + np.outer(planner.Pzs[:, 2], u[a_col:])
+    return "solved", float(0.5 * u @ P @ u + q @ u) + constant, positions, jerk, cop, state
+
+
+def _recorded_problems(gait: GaitSettings, command: WalkCommand, kick_mps: float) -> list[tuple]:
+    """The MPC problems (the planner's inputs, copied) of 3 s of walking ``command`` in the ideal
+    plant (``test_walking``'s), the CoM kicked sideways by ``kick_mps`` at 2 s."""
+    g, feet, yaw = _standing_generator(gait)
+    g.set_command(command)
+    problems, plan = [], g.planner.plan
+
+    def recording_plan(t0, state, holds, samples, reach, cop_half_sizes, velocity_ref=None, initial_support=None):
+        copied = [type(h)(h.position.copy(), h.yaw, h.variable, h.anchor, h.offset) for h in holds]
+        problems.append((state.copy(), copied, list(samples), reach, cop_half_sizes, velocity_ref, initial_support))
+        return plan(t0, state, holds, samples, reach, cop_half_sizes, velocity_ref, initial_support)
+
+    g.planner.plan = recording_plan
+    c, v = np.zeros(2), np.zeros(2)
+    for k in range(int(round(3.0 / DT))):
+        t = k * DT
+        if k == int(round(2.0 / DT)):
+            v = v + np.array([0.0, kick_mps])
+        out = g.update(t, c, v, feet, yaw, _ideal_forces(g, t))
+        c, v = _ideal_plant_step(g, out, c, v, feet, yaw)
+    return problems
+
+
+@pytest.mark.parametrize(
+    "gait, command, kick_mps",
+    [
+        (GaitSettings(), WalkCommand(0.3, 0.0, 0.0), 0.2),  # the defaults: a free CoP now within 0.2 m of its support
+        (GaitSettings(free_acceleration_weight=None, footstep_weight=None), WalkCommand(0.2, 0.1, 0.3), 0.0),  # Wieber's form
+        (GaitSettings(free_acceleration_weight=None), WalkCommand(0.2, 0.0, 0.0), 0.2),  # the plan's acceleration, a variable landing
+        (GaitSettings(initial_cop_margin_m=0.02, cop_inset_share=0.6, lift_off_holds_s=(0.1, 0.2, 0.3)),
+         WalkCommand(0.2, 0.0, -0.3), 0.3),  # Hubo-lite's sixth revision, a kick the margin binds on
+        (GaitSettings(initial_cop_margin_m=None, velocity_weight=0.1), WalkCommand(-0.1, -0.1, 0.0), -0.2),  # the CoP now anywhere
+    ],
+)  # fmt: skip
+def test_the_core_mpc_finds_the_numpy_formulations_plans(gait, command, kick_mps):
+    """On every re-plan of 3 s of walking in the ideal plant (kicked sideways at 2 s), each gait
+    form the settings allow: the core's plan equals the numpy reference's to round-off: the CoPs,
+    landings and state to 1e-9 m (the core sums in another order: 1e-13 m measured; a wrong row or
+    weight shows in millimetres), the cost to 1e-9 relative, the jerk to 1e-9 of its size."""
+    problems = _recorded_problems(gait, command, kick_mps)
+    assert len(problems) >= 0.9 * 3.0 / gait.replan_s
+    planner = CoMPlanner(0.585, gait)
+    for state, holds, samples, reach, half, velocity_ref, initial in problems:
+        status, cost, positions, jerk, cop, plan_state = _numpy_plan(planner, state, holds, samples, reach, half, velocity_ref, initial)
+        core = planner.plan(0.0, state, holds, samples, reach, half, velocity_ref, initial)
+        assert core.status == status
+        assert np.abs(core.cop - cop).max() < 1e-9
+        assert np.abs(np.array([h.position for h in holds]) - positions).max() < 1e-9
+        assert np.abs(core.state - plan_state).max() < 1e-9
+        assert np.abs(core.jerk - jerk).max() < 1e-9 * max(1.0, np.abs(jerk).max())
+        assert math.isclose(core.cost, cost, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _mpc_problem() -> tuple[object, list]:
+    """The core's MPC and the arguments of one well-formed problem (two fixed holds, one variable
+    landing with its reach, the horizon in double support on the fixed pair)."""
+    planner = CoMPlanner(0.585, GaitSettings(free_acceleration_weight=None))
+    N = planner.gait.horizon
+    square = np.array([[-0.1, -0.1], [0.1, -0.1], [0.1, 0.1], [-0.1, 0.1]])
+    normals, offsets = _edges(square)
+    args = [
+        np.zeros((3, 2)), 0.09, 0.05,  # state, the CoP box's half sizes
+        np.array([[0.0, 0.1], [0.0, -0.1], [0.05, -0.05]]), np.zeros(3),  # hold positions, yaws
+        np.array([0, 0, 1], dtype=np.int32), np.full(3, -1, dtype=np.int32), np.zeros((3, 2)),  # variable, anchors, offsets
+        np.zeros((N, 2)), np.tile(np.array([[0, 1, -1]], dtype=np.int32), (N, 1)), np.tile([0.5, 0.5, 0.0], (N, 1)),
+        np.zeros(N), np.tile(np.array([[0, 1]], dtype=np.int32), (N, 1)), np.zeros((N, 2)),  # yaws, pairs, insets
+        np.array([2], dtype=np.int32), np.array([1], dtype=np.int32), np.array([4], dtype=np.int32), normals, offsets,
+        np.zeros((0, 2)),  # no velocity term
+    ]  # fmt: skip
+    return planner._mpc, args
+
+
+def test_the_core_mpc_solves_a_well_formed_problem():
+    """The problem the refusals below break, solved: standing on two soles with the CoM between
+    them, the plan keeps it there (no jerk) and leaves the landing at its reference, inside its
+    reach (the 0.2-m square around the right sole); a reference outside it lands on its edge."""
+    mpc, args = _mpc_problem()
+    status, cost, positions, jerk, cop, state = mpc.solve(*args)
+    assert status == "solved"
+    assert np.abs(jerk).max() < 1e-9 and np.abs(cop).max() < 1e-9
+    assert np.abs(positions - args[3]).max() < 1e-9
+    args[3] = np.array([[0.0, 0.1], [0.0, -0.1], [0.2, 0.1]])  # 0.1 m beyond the square's corner, in x and in y
+    positions = mpc.solve(*args)[2]
+    assert np.abs(positions[2] - [0.1, 0.0]).max() < 1e-9
+
+
+@pytest.mark.parametrize(
+    "index, bad, error, match",
+    [
+        (0, np.zeros((2, 2)), ValueError, r"state must have shape \(3, 2\)"),
+        (0, np.full((3, 2), np.nan), ValueError, "state must be finite"),
+        (1, -0.1, ValueError, "cop_half_length must be finite and >= 0"),
+        (4, np.zeros(2), ValueError, r"hold_position must have shape \(2, 2\)"),
+        (6, np.array([0, 0, 2], dtype=np.int32), ValueError, "hold_anchor must name a variable hold"),
+        (6, np.array([-1, 7, -1], dtype=np.int32), IndexError, r"hold_anchor index must be in \[0, 3\)"),
+        (9, np.full((16, 3), 3, dtype=np.int32), IndexError, r"term_hold index must be in \[0, 3\)"),
+        (12, np.tile(np.array([[0, -1]], dtype=np.int32), (16, 1)), ValueError, "sample_pair must name two holds or none"),
+        (14, np.array([0], dtype=np.int32), ValueError, "reach_hold must name a variable hold"),
+        (15, np.array([5], dtype=np.int32), IndexError, r"reach_parent index must be in \[0, 3\)"),
+        (16, np.array([5], dtype=np.int32), ValueError, r"reach_normals must have shape \(5, 2\)"),
+        (19, np.zeros((3, 2)), ValueError, r"velocity_ref must have shape \(16, 2\)"),
+    ],
+)  # fmt: skip
+def test_the_core_mpc_refuses_a_malformed_problem(index, bad, error, match):
+    """Wrong shapes, indices out of range, anchors and reach regions on fixed holds and non-finite
+    numbers are refused with the argument's name, before the core reads them."""
+    mpc, args = _mpc_problem()
+    args[index] = bad
+    with pytest.raises(error, match=match):
+        mpc.solve(*args)
