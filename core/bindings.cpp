@@ -243,7 +243,10 @@ NB_MODULE(_core, m) {
             check_scalar("velocity_weight", velocity_weight);
             if (!std::isfinite(free_acceleration_weight) || !std::isfinite(initial_cop_margin))
               value_error("free_acceleration_weight and initial_cop_margin must be finite (< 0: none)");
-            if (jerk_weight <= 0.0) value_error("jerk_weight must be > 0 (the QP's Hessian must be positive definite)");
+            // The QP's Hessian must be positive definite: every decision variable weighed.
+            if (jerk_weight <= 0.0) value_error("jerk_weight must be > 0, got " + std::to_string(jerk_weight));
+            if (footstep_weight <= 0.0) value_error("footstep_weight must be > 0, got " + std::to_string(footstep_weight));
+            if (free_acceleration_weight == 0.0) value_error("free_acceleration_weight must be > 0 (or < 0: none), got 0");
             new (self) WalkingMpc{wbc::WalkingMpcSettings{Pzs, Pzu, Pvs, Pvu, zeta, jerk_weight, footstep_weight,
                                                           velocity_weight, free_acceleration_weight,
                                                           initial_cop_margin}};

@@ -23,10 +23,10 @@ struct WalkingMpcSettings {
   MatrixXd Pzs, Pzu;  // (N, 3), (N, N): the CoP at samples 1..N from the state and the jerks
   MatrixXd Pvs, Pvu;  // (N, 3), (N, N): the CoM velocity at samples 1..N
   double zeta = 0.0;  // h / g [s^2]
-  double jerk_weight = 0.0;
-  double footstep_weight = 0.0;         // a variable foothold's pull to its reference
+  double jerk_weight = 0.0;             // > 0
+  double footstep_weight = 0.0;         // > 0: a variable foothold's pull to its reference
   double velocity_weight = 0.0;         // 0: no velocity term
-  double free_acceleration_weight = -1.0;  // < 0: the initial acceleration is the state's (not a decision)
+  double free_acceleration_weight = -1.0;  // > 0; < 0: the initial acceleration is the state's (not a decision)
   double initial_cop_margin = -1.0;     // [m] the CoP now's support grown by this; < 0: the CoP now anywhere
 };
 

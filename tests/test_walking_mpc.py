@@ -250,3 +250,26 @@ def test_the_core_mpc_refuses_a_malformed_problem(index, bad, error, match):
     args[index] = bad
     with pytest.raises(error, match=match):
         mpc.solve(*args)
+
+
+@pytest.mark.parametrize(
+    "index, bad, match",
+    [
+        (5, 0.0, "jerk_weight must be > 0"),
+        (6, 0.0, "footstep_weight must be > 0"),
+        (8, 0.0, r"free_acceleration_weight must be > 0 \(or < 0: none\)"),
+        (8, math.inf, "must be finite"),
+        (0, np.zeros((15, 3)), r"Pzs's rows \(N\) must have 16 entries, got 15"),
+    ],
+)  # fmt: skip
+def test_the_core_mpc_refuses_settings_that_leave_a_variable_unweighed(index, bad, match):
+    """Every decision variable needs a positive weight (else the QP's Hessian is singular and the
+    solve's fallback has no unique answer); the prediction matrices must fit the horizon."""
+    from wbc_layer import _core
+
+    planner = CoMPlanner(0.585, GaitSettings())
+    args = [planner.Pzs, planner.Pzu, planner.Pvs, planner.Pvu, planner.zeta, 1e-6, 10.0, 0.05, 0.1, 0.2]
+    _core.WalkingMpc(*args)  # (well formed)
+    args[index] = bad
+    with pytest.raises(ValueError, match=match):
+        _core.WalkingMpc(*args)

@@ -561,7 +561,7 @@ class CoMPlanner:
         free_a, margin = gait.free_acceleration_weight, gait.initial_cop_margin_m
         self._mpc = _core.WalkingMpc(
             self.Pzs, self.Pzu, self.Pvs, self.Pvu, self.zeta, gait.jerk_weight,
-            0.0 if gait.footstep_weight is None else gait.footstep_weight, gait.velocity_weight,
+            1.0 if gait.footstep_weight is None else gait.footstep_weight, gait.velocity_weight,  # (None: no variable hold to weigh)
             -1.0 if free_a is None else free_a, -1.0 if margin is None else margin,
         )  # fmt: skip
         self._edges_of: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
