@@ -36,11 +36,13 @@ from benchmarks import (
     scaling,
     walk_margin,
     walk_targets,
+    walking_mpc,
 )
 from humanoid_env.envs.base import HumanoidWBCBaseEnv
 from wbc_layer import ProxsuiteSolver
 from wbc_layer.compiled import CompiledTick
 from wbc_layer.qp import DaqpSolver, EiquadprogSolver
+from wbc_layer.walking import CoMPlanner
 
 ENV = "HumanoidWBC-v0"
 #: Virtual time charged per call of the timed operation [s].
@@ -439,3 +441,20 @@ def test_ppo_share_splits_each_run_into_env_policy_and_update_time(tmp_path):
         assert run["steps"] == 64 and run["updates"] == 1
         assert 0 < run["env_s"] <= run["rollout_s"] and 0 < run["update_s"]
         assert run["rollout_s"] + run["update_s"] <= run["learn_s"] <= run["wall_s"]
+
+
+def test_walking_mpc_times_each_form_of_the_mpc_on_the_same_recorded_problems(tmp_path, clock, monkeypatch):
+    """Each timed span encloses one call of its form: the planner's ``plan`` (packing and the
+    core) one charge, the numpy reference one charge, the core's call alone none (it is the one
+    form not charged); and the two forms' plans agree (round-off)."""
+    monkeypatch.setattr(CoMPlanner, "plan", clock.charging(CoMPlanner.plan))
+    monkeypatch.setattr(walking_mpc, "numpy_plan", clock.charging(walking_mpc.numpy_plan))
+    out = tmp_path / "mpc.json"
+    walking_mpc.main(["--robots", "hubo_lite", "--steps", "12", "--rounds", "2", "--json", str(out)])
+    result = load(out)["results"]["hubo_lite"]
+    assert result["problems"] >= 10  # a re-plan every env step once walking
+    rows = result["rows"]
+    assert holds(rows["plan (ours: packing + core)"]["median_us"], 1)
+    assert holds(rows["numpy assembly + solve (before)"]["median_us"], 1)
+    assert positive(rows["core call alone"]["median_us"]) and 1e-6 * rows["core call alone"]["max_us"] < REAL_S
+    assert result["largest_cop_difference_m"] < 1e-9

@@ -1,143 +1,19 @@
 """The walking MPC in the compiled core (``wbc_layer._core.WalkingMpc``, behind
 ``wbc_layer.walking.CoMPlanner.plan``) against the numpy formulation it replaced, and its refusals.
 
-The reference below is the numpy assembly the planner ran up to the walk env's seventh revision
-(the same cost, constraints and solver): the core must find the same plans on the problems a walk
-poses, to round-off."""
+The reference is the numpy assembly the planner ran up to the walk env's seventh revision (the
+same cost, constraints and solver; ``benchmarks.walking_mpc.numpy_plan``, which times the two
+side by side): the core must find the same plans on the problems a walk poses, to round-off."""
 
 import math
 
 import numpy as np
 import pytest
 
+from benchmarks.walking_mpc import numpy_plan
 from tests.test_walking import DT, _ideal_forces, _ideal_plant_step, _standing_generator
-from wbc_layer.qp import EiquadprogSolver, QPProblem
-from wbc_layer.stepping import _edges, _hull, _rectangle, _rotation
+from wbc_layer.stepping import _edges
 from wbc_layer.walking import CoMPlanner, GaitSettings, WalkCommand
-
-
-def _numpy_plan(planner: CoMPlanner, state, holds, samples, reach, cop_half_sizes, velocity_ref=None, initial_support=None):
-    """The reference: (status, cost, hold positions (H, 2), jerk (N, 2), cop (N, 2), state (3, 2))."""
-    g = planner.gait
-    N = g.horizon
-    variables = [i for i, hold in enumerate(holds) if hold.variable]
-    column = {hold: 2 * N + 2 * v for v, hold in enumerate(variables)}
-    n = 2 * N + 2 * len(variables)
-    free_a = g.free_acceleration_weight is not None
-    a_col = n
-    if free_a:
-        n += 2
-
-    def affine(index):
-        hold = holds[index]
-        if hold.variable:
-            return column[index], np.zeros(2)
-        if hold.anchor is not None:
-            return column[hold.anchor], hold.offset
-        return None, hold.position
-
-    Pzs, Pzu = planner.Pzs, planner.Pzu
-    if free_a:
-        samples = [initial_support, *samples]
-        Pzs = np.vstack([[1.0, 0.0, -planner.zeta], planner.Pzs])
-        Pzu = np.vstack([np.zeros(N), planner.Pzu])
-    R = len(samples)
-    free = np.stack([Pzs @ state[:, 0], Pzs @ state[:, 1]], axis=1)
-    E = np.zeros((2, R, n))
-    E[0, :, :N] = Pzu
-    E[1, :, N : 2 * N] = Pzu
-    if free_a:
-        E[0, :, a_col] = Pzs[:, 2]
-        E[1, :, a_col + 1] = Pzs[:, 2]
-    e0 = free.copy()
-    for k, (centre, *_) in enumerate(samples):
-        e0[k] -= centre.const
-        for hold, weight in centre.terms.items():
-            col, const = affine(hold)
-            e0[k] -= weight * const
-            if col is not None:
-                E[0, k, col] -= weight
-                E[1, k, col + 1] -= weight
-    e_cost = e0 - np.array([sample[3] if len(sample) > 3 else (0.0, 0.0) for sample in samples])
-    regularise = np.full(n, g.jerk_weight)
-    if free_a:
-        regularise[a_col:] = g.free_acceleration_weight
-    reference = np.zeros(n)
-    for hold, c in column.items():
-        regularise[c : c + 2] = g.footstep_weight
-        reference[c : c + 2] = holds[hold].position
-    P = 2.0 * (E[0].T @ E[0] + E[1].T @ E[1] + np.diag(regularise))
-    q = 2.0 * (E[0].T @ e_cost[:, 0] + E[1].T @ e_cost[:, 1] - regularise * reference)
-    constant = float((e_cost * e_cost).sum() + (regularise * reference * reference).sum())
-    if g.velocity_weight > 0.0 and velocity_ref is not None:
-        w = g.velocity_weight
-        for axis in range(2):
-            cols = slice(axis * N, (axis + 1) * N)
-            error0 = planner.Pvs @ state[:, axis] - velocity_ref[:, axis]
-            constant += w * float(error0 @ error0)
-            P[cols, cols] += 2.0 * w * planner.Pvu.T @ planner.Pvu
-            q[cols] += 2.0 * w * planner.Pvu.T @ error0
-            if free_a:
-                c, pv = a_col + axis, planner.Pvs[:, 2]
-                P[c, c] += 2.0 * w * pv @ pv
-                P[cols, c] += 2.0 * w * planner.Pvu.T @ pv
-                P[c, cols] += 2.0 * w * pv @ planner.Pvu
-                q[c] += 2.0 * w * pv @ error0
-    rows, bounds = [], []
-    hl, hw = cop_half_sizes
-    grown = g.initial_cop_margin_m
-    for k, (_, yaw, pair, *_) in enumerate(samples):
-        now = free_a and k == 0
-        if now and grown is None:
-            continue
-        if pair is not None and affine(pair[0])[0] is None and affine(pair[1])[0] is None:  # the hull of two fixed soles
-            corners = [_rectangle(holds[i].position, holds[i].yaw, cop_half_sizes) for i in pair]
-            normals, offsets = _edges(_hull(np.vstack(corners)))
-            block = np.zeros((len(normals), n))
-            block[:, :N] = normals[:, :1] * Pzu[k]
-            block[:, N : 2 * N] = normals[:, 1:] * Pzu[k]
-            if free_a:
-                block[:, n - 2 :] = normals * Pzs[k, 2]
-            bound = offsets - normals @ free[k]
-            if now:
-                bound = bound + grown * np.abs(normals).sum(axis=1)
-        else:  # a box around the reference, in the sole's axes
-            axes = _rotation(yaw).T
-            box = axes @ np.stack([E[0, k], E[1, k]])
-            block = np.vstack([box, -box])
-            offset = axes @ e0[k]
-            bound = np.array([hl, hw, hl, hw]) - np.concatenate([offset, -offset])
-            if now:
-                bound = bound + grown
-        rows.append(block)
-        bounds.append(bound)
-    for hold, parent, polygon in reach:
-        normals, offsets = _edges(polygon)
-        world = normals @ _rotation(holds[parent].yaw).T
-        block = np.zeros((len(world), n))
-        block[:, column[hold] : column[hold] + 2] = world
-        bound = offsets.copy()
-        if parent in column:
-            block[:, column[parent] : column[parent] + 2] -= world
-        else:
-            bound += world @ holds[parent].position
-        rows.append(block)
-        bounds.append(bound)
-    problem = QPProblem(P, q, np.zeros((0, n)), np.zeros(0), np.concatenate(rows), np.concatenate(bounds))
-    u = EiquadprogSolver().solve(problem).x
-    positions = np.array([hold.position for hold in holds], dtype=float)
-    for hold, c in column.items():
-        positions[hold] = u[c : c + 2]
-    for i, hold in enumerate(holds):
-        if hold.anchor is not None:
-            positions[i] = positions[hold.anchor] + hold.offset
-    jerk = np.column_stack([u[:N], u[N : 2 * N]])
-    cop = free[R - N :] + np.column_stack([planner.Pzu @ jerk[:, 0], planner.Pzu @ jerk[:, 1]])
-    state = np.array(state, dtype=float)
-    if free_a:
-        state[2] += u[a_col:]
-        cop = cop + np.outer(planner.Pzs[:, 2], u[a_col:])
-    return "solved", float(0.5 * u @ P @ u + q @ u) + constant, positions, jerk, cop, state
 
 
 def _recorded_problems(gait: GaitSettings, command: WalkCommand, kick_mps: float) -> list[tuple]:
@@ -183,7 +59,7 @@ def test_the_core_mpc_finds_the_numpy_formulations_plans(gait, command, kick_mps
     assert len(problems) >= 0.9 * 3.0 / gait.replan_s
     planner = CoMPlanner(0.585, gait)
     for state, holds, samples, reach, half, velocity_ref, initial in problems:
-        status, cost, positions, jerk, cop, plan_state = _numpy_plan(planner, state, holds, samples, reach, half, velocity_ref, initial)
+        status, cost, positions, jerk, cop, plan_state = numpy_plan(planner, state, holds, samples, reach, half, velocity_ref, initial)
         core = planner.plan(0.0, state, holds, samples, reach, half, velocity_ref, initial)
         assert core.status == status
         assert np.abs(core.cop - cop).max() < 1e-9
