@@ -32,9 +32,10 @@ middle narrows the CoM's sway between the feet, so a sideways push toward a stan
 its capture point further from that sole's outer edge). ``p_next``, the next landing, is a decision variable inside the
 swing foot's reachable region, drawn to the [`FootstepPlanner`][wbc_layer.walking.FootstepPlanner]'s
 place; the steps after it move with it (``footstep_weight=None``: all footsteps fixed, Wieber's
-formulation). It is assembled and solved in the compiled core (``core/walking_mpc.cpp``: about
-35 us a re-plan against about 400 us for the numpy assembly it replaced, the same plans to
-round-off, ``tests/test_walking_mpc.py``) with eiquadprog (exact, the controller's solver) from the
+formulation). It is assembled and solved in the compiled core (``core/walking_mpc.cpp``: 113 us
+a re-plan with the Python that packs the problem, against 519 us for the numpy assembly it
+replaced, medians of ``benchmarks.walking_mpc``; the same plans to round-off,
+``tests/test_walking_mpc.py``) with eiquadprog (exact, the controller's solver) from the
 **measured** CoM position and velocity every ``replan_s``; between re-plans the CoM reference (position,
 velocity, acceleration) is the plan evaluated at the tick's time. The acceleration now is a
 decision of each re-plan too (``free_acceleration_weight``: its change from the running plan's
