@@ -403,6 +403,8 @@ def test_walk_targets_times_every_tick_of_both_envs_in_the_compiled_loop():
     assert row["median_ratio"] == pytest.approx(walking["median_us"] / standing["median_us"], rel=1e-12)
     assert row["p99_ratio"] == pytest.approx(walking["p99_us"] / standing["p99_us"], rel=1e-12)
     assert positive(row["generator_us_per_env_step"]) and positive(row["walking_env_steps_per_s"])
+    # a re-plan every 20 ms (replan_s), one per env step of 10 x 2 ms, each timed
+    assert 0.9 <= row["replans_per_env_step"] <= 1.1 and positive(row["replan_us"]["median_us"])
 
 
 def test_walk_margin_covers_a_stride_and_the_inset_widens_hubo_lites_least_margin():
