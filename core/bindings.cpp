@@ -2,13 +2,13 @@
 // The Python package keeps the API (wbc_layer.compiled writes tasks and contacts in here).
 #include <nanobind/eigen/dense.h>
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cmath>
 
+#include "array_checks.hpp"
 #include "controller.hpp"
 #include "walking_mpc.hpp"
 
@@ -32,7 +32,7 @@ T& task_as(Controller& c, int i, const char* kind) {
   return *task;
 }
 
-[[noreturn]] void value_error(const std::string& message) { throw nb::value_error(message.c_str()); }
+using wbc::bindings::value_error;
 
 void check_size(const char* what, Eigen::Index got, Eigen::Index expected) {
   if (got != expected)
@@ -68,23 +68,8 @@ int add(Controller& c) {
 }
 
 // -- the walking MPC's arrays (wbc::WalkingMpcProblem): C-contiguous numpy arrays of fixed shapes --
-template <class T>
-using Array = nb::ndarray<const T, nb::numpy, nb::c_contig, nb::device::cpu>;
-
-/// Check that `a` is (rows, cols...) and return its data.
-template <class T>
-const T* checked(const char* what, const Array<T>& a, std::initializer_list<std::size_t> shape) {
-  bool ok = a.ndim() == shape.size();
-  std::size_t d = 0;
-  for (std::size_t n : shape) ok = ok && a.shape(d++) == n;
-  if (!ok) {
-    std::string expected, got;
-    for (std::size_t n : shape) expected += (expected.empty() ? "" : ", ") + std::to_string(n);
-    for (std::size_t i = 0; i < a.ndim(); ++i) got += (got.empty() ? "" : ", ") + std::to_string(a.shape(i));
-    value_error(std::string(what) + " must have shape (" + expected + "), got (" + got + ")");
-  }
-  return a.data();
-}
+using wbc::bindings::Array;
+using wbc::bindings::checked;
 
 template <class T>
 void check_all_finite(const char* what, const T* data, std::size_t size) {

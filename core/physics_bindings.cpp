@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "array_checks.hpp"
 #include "physics_loop.hpp"
 #include "reference_stages.hpp"
 
@@ -20,25 +21,9 @@ using wbc::PhysicsLoop;
 
 namespace {
 
-template <class T>
-using Array = nb::ndarray<const T, nb::numpy, nb::c_contig, nb::device::cpu>;
-
-[[noreturn]] void value_error(const std::string& message) { throw nb::value_error(message.c_str()); }
-
-/// Check that `a` is (rows, cols...) and return its data.
-template <class T>
-const T* checked(const char* what, const Array<T>& a, std::initializer_list<std::size_t> shape) {
-  bool ok = a.ndim() == shape.size();
-  std::size_t d = 0;
-  for (std::size_t n : shape) ok = ok && a.shape(d++) == n;
-  if (!ok) {
-    std::string expected, got;
-    for (std::size_t n : shape) expected += (expected.empty() ? "" : ", ") + std::to_string(n);
-    for (std::size_t i = 0; i < a.ndim(); ++i) got += (got.empty() ? "" : ", ") + std::to_string(a.shape(i));
-    value_error(std::string(what) + " must have shape (" + expected + "), got (" + got + ")");
-  }
-  return a.data();
-}
+using wbc::bindings::Array;
+using wbc::bindings::checked;
+using wbc::bindings::value_error;
 
 template <class T>
 using Mutable = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu>;
